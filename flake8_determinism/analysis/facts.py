@@ -1,0 +1,213 @@
+"""Module facts shared by the rules: which RNGs are seeded where, entry/training module.
+
+Seeding is tracked per framework as *events*: calls that seed it, directly
+(``torch.manual_seed``), through an ecosystem helper (catalog §8), through a
+function defined here whose body seeds it (transitively), or through any other
+call whose name contains ``seed`` (assumed to seed everything).
+
+A draw is seeded when, in the same body (module level or one function), a
+seeding event comes before it; or, for a draw inside a function, when every
+way into that function is seeded: some local call of the function is itself
+seeded at that point, or -- for a function nobody here calls (a ``main`` run by
+a CLI library, a method a framework calls) -- the module seeds at import time or
+in such an entry function.
+"""
+
+from typing import Dict, FrozenSet, List, Optional, Set
+
+import libcst as cst
+
+from ..tables import seeding as T
+from ..tables.aliases import KNOWN_ROOTS
+from .args import is_none
+from .index import CallSite, ModuleIndex
+from .scopes import FunctionInfo, Resolver
+
+_EMPTY: FrozenSet[str] = frozenset()
+_TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
+
+
+class ModuleFacts:
+    def __init__(self, index: ModuleIndex, resolver: Resolver, settings, qualname) -> None:
+        self.index = index
+        self.resolver = resolver
+        self.settings = settings
+        self._qualname = qualname
+        self.local_callee: Dict[int, FunctionInfo] = {}  # id(call node) -> local function
+        self.callers: Dict[int, List[CallSite]] = {}  # id(function node) -> call sites
+        self.direct_seeds: Dict[int, FrozenSet[str]] = {}  # id(call node) -> frameworks
+        self._seeds_of_function: Dict[int, FrozenSet[str]] = {}
+        self._entry_memo: Dict[tuple, bool] = {}
+        self._link_calls()
+        self._close_over_local_functions()
+        self._collect_events()
+
+    # -- seeding -------------------------------------------------------------
+    def _link_calls(self) -> None:
+        functions = self.index.functions
+        for site in self.index.calls:
+            callee = self.resolver.local_function(site.node.func, site.scope, site.order, functions)
+            if callee is not None:
+                self.local_callee[id(site.node)] = callee
+                self.callers.setdefault(id(callee.node), []).append(site)
+            else:
+                seeds = self._seeds_by_name(site)
+                if seeds:
+                    self.direct_seeds[id(site.node)] = seeds
+
+    def _seeds_by_name(self, site: CallSite) -> FrozenSet[str]:
+        qualname = self._qualname(site)
+        if qualname is not None:
+            if qualname in T.SEEDERS:
+                return T.SEEDERS[qualname]
+            if self._named_as_seed_function(qualname):
+                return T.ALL_FRAMEWORKS
+            if qualname.split(".")[0] in KNOWN_ROOTS:
+                return _EMPTY
+        name = site.method_name
+        if name in self.settings.seed_functions:
+            return T.ALL_FRAMEWORKS
+        if "seed" not in name.lower() or name in T.NOT_SEEDING_NAMES or name.startswith("get_"):
+            return _EMPTY
+        if qualname is None and isinstance(site.node.func, cst.Attribute) and name in T.OBJECT_SEED_METHODS:
+            return _EMPTY  # ``g.manual_seed(0)``: seeds that generator object only
+        return T.ALL_FRAMEWORKS
+
+    def _named_as_seed_function(self, qualname: str) -> bool:
+        """``--determinism-seed-functions`` entries match the qualified name or its tail."""
+        dotted = "." + qualname.lstrip(".")
+        return any(qualname == n or dotted.endswith("." + n) for n in self.settings.seed_functions)
+
+    def _close_over_local_functions(self) -> None:
+        direct: Dict[int, Set[str]] = {}
+        callees: Dict[int, Set[int]] = {}
+        for site in self.index.calls:
+            if site.fn is None:
+                continue
+            key = id(site.fn.node)
+            seeds = self.direct_seeds.get(id(site.node))
+            if seeds:
+                direct.setdefault(key, set()).update(seeds)
+            callee = self.local_callee.get(id(site.node))
+            if callee is not None:
+                callees.setdefault(key, set()).add(id(callee.node))
+        result = {k: set(v) for k, v in direct.items()}
+        changed = True
+        while changed:
+            changed = False
+            for fn_key, targets in callees.items():
+                mine = result.setdefault(fn_key, set())
+                before = len(mine)
+                for target in targets:
+                    mine |= result.get(target, set())
+                changed = changed or len(mine) != before
+        self._seeds_of_function = {k: frozenset(v) for k, v in result.items()}
+
+    def call_seeds(self, site: CallSite) -> FrozenSet[str]:
+        """Frameworks seeded by running this call."""
+        callee = self.local_callee.get(id(site.node))
+        if callee is not None:
+            return self._seeds_of_function.get(id(callee.node), _EMPTY)
+        return self.direct_seeds.get(id(site.node), _EMPTY)
+
+    def _collect_events(self) -> None:
+        # framework -> function key (None: module level) -> orders of seeding calls
+        self.events: Dict[str, Dict[Optional[int], List[int]]] = {fw: {} for fw in T.ALL_FRAMEWORKS}
+        for site in self.index.calls:
+            seeds = self.call_seeds(site)
+            key = id(site.fn.node) if site.fn is not None else None
+            for fw in seeds:
+                self.events[fw].setdefault(key, []).append(site.order)
+
+    def _is_entry_function(self, fn: FunctionInfo) -> bool:
+        """Run from outside this module (never called here, but reachable)."""
+        if id(fn.node) in self.callers:
+            return False
+        return fn.name == "<lambda>" or fn.decorated or fn.is_method or fn.name in self.index.names_used
+
+    def _seeded_globally(self, fw: str) -> bool:
+        for key in self.events[fw]:
+            if key is None:
+                return True
+            fn = self.index.functions.get(key)
+            if fn is not None and self._is_entry_function(fn):
+                return True
+        return False
+
+    def seeded_at(self, fw: str, site: CallSite) -> bool:
+        """Is the global RNG of ``fw`` seeded when ``site`` runs?"""
+        return self._seeded_before(fw, site.fn, site.order)
+
+    def _seeded_before(self, fw: str, fn: Optional[FunctionInfo], order: int) -> bool:
+        key = id(fn.node) if fn is not None else None
+        orders = self.events[fw].get(key)
+        if orders and orders[0] < order:
+            return True
+        if fn is None:
+            return False
+        return self._seeded_on_entry(fw, fn)
+
+    def _seeded_on_entry(self, fw: str, fn: FunctionInfo) -> bool:
+        memo_key = (fw, id(fn.node))
+        if memo_key in self._entry_memo:
+            return self._entry_memo[memo_key]
+        self._entry_memo[memo_key] = False  # recursion guard
+        callers = self.callers.get(id(fn.node))
+        if callers:
+            result = any(self._seeded_before(fw, c.fn, c.order) for c in callers)
+        else:
+            result = self._seeded_globally(fw)
+        self._entry_memo[memo_key] = result
+        return result
+
+    def seeds_anything(self) -> bool:
+        """Any reachable seeding at all, or an explicit ``random_state=``/``seed=`` somewhere."""
+        for per_fn in self.events.values():
+            for key in per_fn:
+                if key is None:
+                    return True
+                fn = self.index.functions.get(key)
+                if fn is not None and (id(fn.node) in self.callers or self._is_entry_function(fn)):
+                    return True
+        for site in self.index.calls:
+            for arg in site.node.args:
+                if arg.keyword is not None and arg.keyword.value in T.EXPLICIT_SEED_KEYWORDS:
+                    if not is_none(arg.value):
+                        return True
+        return False
+
+    # -- entry / training ------------------------------------------------------
+    @property
+    def is_entry(self) -> bool:
+        return bool(self.index.main_guards) or self.index.module_work
+
+    @property
+    def is_training_entry(self) -> bool:
+        return self.is_entry and self.trains()
+
+    def trains(self) -> bool:
+        for site in self.index.calls:
+            name = site.method_name
+            func = site.node.func
+            if isinstance(func, cst.Attribute):
+                if name == "backward" or name == "fit":
+                    return True
+                if name == "step" and self._is_optimizer(func.value, site):
+                    return True
+            qualname = self._qualname(site)
+            if qualname:
+                root = qualname.split(".")[0]
+                last = qualname.rsplit(".", 1)[-1]
+                if root in _TRAINER_ROOTS and last.endswith("Trainer"):
+                    return True
+                if qualname in ("mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"):
+                    return True
+        return False
+
+    def _is_optimizer(self, receiver, site: CallSite) -> bool:
+        qualname = self.resolver.resolve(receiver, site.scope, site.order)
+        if qualname and qualname.startswith("torch.optim."):
+            return True
+        name = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
+        name = name.lower() if isinstance(name, str) else ""
+        return "optim" in name or name in ("opt", "optimiser") or name.startswith("opt_")

@@ -1,0 +1,387 @@
+"""One traversal of the libcst tree that collects everything the rules need.
+
+The walk records scopes and name bindings (imports, defs, assignments,
+parameters, loop/with/except targets), every call with the scope and function it
+runs in and its source order, and the module-level shape (``__main__`` guard,
+work done at import time).  Rules never walk the tree again; they query this
+index.  The walk is iterative (deeply nested code cannot overflow the stack) and
+visits only fields that can hold code, skipping whitespace and punctuation.
+"""
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from .scopes import Binding, FunctionInfo, Scope
+
+# Fields that never contain code worth visiting.
+_SKIPPED_FIELDS = frozenset(
+    {
+        "lpar", "rpar", "comma", "leading_lines", "lines_after_decorators", "header", "footer",
+        "semicolon", "colon", "equal", "dot", "operator", "newline", "trailing_whitespace",
+        "empty_lines", "indent", "asynchronous", "annotation", "returns", "attr", "star",
+        "whitespace_before_colon", "keyword",
+    }
+)
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _code_fields(node_type: type) -> Tuple[str, ...]:
+    fields = _FIELDS.get(node_type)
+    if fields is None:
+        fields = tuple(
+            f.name
+            for f in dataclasses.fields(node_type)
+            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
+        )
+        _FIELDS[node_type] = fields
+    return fields
+
+
+def code_children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    out: List[cst.CSTNode] = []
+    for name in _code_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            out.append(value)
+        elif isinstance(value, (tuple, list)):
+            out.extend(v for v in value if isinstance(v, cst.CSTNode))
+    return out
+
+
+def dotted_name(node: Optional[cst.CSTNode]) -> str:
+    """``a.b.c`` for a Name/Attribute chain, else ''."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return ""
+
+
+class CallSite:
+    """A call expression and where it runs."""
+
+    __slots__ = ("node", "scope", "fn", "order", "qualname", "resolved")
+
+    def __init__(self, node: cst.Call, scope: Scope, fn: Optional[FunctionInfo], order: int) -> None:
+        self.node = node
+        self.scope = scope
+        self.fn = fn  # innermost function whose body contains the call; None: import time
+        self.order = order
+        self.qualname: Optional[str] = None
+        self.resolved = False
+
+    @property
+    def method_name(self) -> str:
+        func = self.node.func
+        if isinstance(func, cst.Attribute):
+            return func.attr.value
+        if isinstance(func, cst.Name):
+            return func.value
+        return ""
+
+
+class Assignment:
+    """``target = value`` where the target is an attribute or subscript (``cudnn.benchmark = True``)."""
+
+    __slots__ = ("target", "value", "scope", "fn", "order")
+
+    def __init__(self, target, value, scope, fn, order) -> None:
+        self.target, self.value, self.scope, self.fn, self.order = target, value, scope, fn, order
+
+
+class ModuleIndex:
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.module_scope = Scope("module", None, module)
+        self.calls: List[CallSite] = []
+        self.functions: Dict[int, FunctionInfo] = {}  # id(def node) -> info
+        self.classes: List[Tuple[cst.ClassDef, Scope]] = []
+        self.assignments: List[Assignment] = []
+        self.main_guards: List[cst.If] = []
+        self.module_work = False  # module-level statements do work beyond defs/imports/constants
+        self.names_used: Dict[str, int] = {}
+        self.imported_roots = set()  # top-level packages imported anywhere in the module
+
+
+# Module-level calls that configure rather than run anything: they do not make
+# a library module an entry module.
+_DECLARATIVE_CALL_PREFIXES = ("warnings.", "logging.", "sys.path.", "__all__.", "os.environ.")
+_DECLARATIVE_CALL_WORDS = ("register", "add_docstr", "setattr", "filterwarnings", "simplefilter",
+                           "getLogger", "basicConfig", "setLevel", "addHandler", "_log_api_usage")
+
+
+def _is_declarative_call(call: cst.Call) -> bool:
+    name = dotted_name(call.func)
+    if not name:
+        return False
+    return name.startswith(_DECLARATIVE_CALL_PREFIXES) or any(w in name for w in _DECLARATIVE_CALL_WORDS)
+
+
+def is_main_guard(test: cst.BaseExpression) -> bool:
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    if not isinstance(target.operator, cst.Equal):
+        return False
+    sides = (test.left, target.comparator)
+    names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
+    strings = [s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"]
+    return len(names) == 1 and len(strings) == 1
+
+
+def _target_names(target: cst.BaseExpression):
+    """Names bound by an assignment/loop target."""
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            stack.extend(e.value for e in node.elements)
+        elif isinstance(node, cst.StarredElement):
+            stack.append(node.value)
+
+
+class _Walker:
+    def __init__(self, module: cst.Module) -> None:
+        self.index = ModuleIndex(module)
+        self.order = 0
+
+    def run(self) -> ModuleIndex:
+        index = self.index
+        stack: List[Tuple[cst.CSTNode, Scope, Optional[FunctionInfo]]] = [
+            (child, index.module_scope, None) for child in reversed(index.module.body)
+        ]
+        handlers = _HANDLERS
+        names_used = index.names_used
+        while stack:
+            node, scope, fn = stack.pop()
+            self.order += 1
+            node_type = type(node)
+            if node_type is cst.Name:
+                names_used[node.value] = names_used.get(node.value, 0) + 1
+                continue
+            handler = handlers.get(node_type)
+            if handler is None:
+                children = [(c, scope, fn) for c in code_children(node)]
+            else:
+                children = handler(self, node, scope, fn)
+            if children:
+                stack.extend(reversed(children))
+        return index
+
+    # -- helpers ---------------------------------------------------------------
+    def bind(self, scope: Scope, name: str, kind: str, node=None, value=None) -> None:
+        if name in scope.globals:
+            scope = self.index.module_scope
+        scope.add(Binding(name, kind, self.order, node=node, value=value, scope=scope))
+
+    def bind_target(self, scope: Scope, target, kind: str, value=None) -> None:
+        for name in _target_names(target):
+            self.bind(scope, name.value, kind, node=name, value=value)
+
+    def params(self, params: cst.Parameters, outer: Scope, outer_fn, inner: Scope):
+        """Bind parameters in ``inner``; return the defaults, which run in ``outer``."""
+        children = []
+        every = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+        for extra in (params.star_arg, params.star_kwarg):
+            if isinstance(extra, cst.Param):
+                every.append(extra)
+        for param in every:
+            self.bind(inner, param.name.value, "param", node=param.name)
+            if param.default is not None:
+                children.append((param.default, outer, outer_fn))
+        return children
+
+    # -- handlers --------------------------------------------------------------
+    def function_def(self, node: cst.FunctionDef, scope: Scope, fn):
+        self.bind(scope, node.name.value, "def", node=node)
+        inner = Scope("function", scope, node)
+        info = FunctionInfo(node, node.name.value, inner, scope, bool(node.decorators))
+        inner.function = info
+        self.index.functions[id(node)] = info
+        children = [(d.decorator, scope, fn) for d in node.decorators]
+        children += self.params(node.params, scope, fn, inner)
+        children.append((node.body, inner, info))
+        return children
+
+    def lambda_(self, node: cst.Lambda, scope: Scope, fn):
+        inner = Scope("function", scope, node)
+        info = FunctionInfo(node, "<lambda>", inner, scope, False)
+        inner.function = info
+        self.index.functions[id(node)] = info
+        children = self.params(node.params, scope, fn, inner)
+        children.append((node.body, inner, info))
+        return children
+
+    def class_def(self, node: cst.ClassDef, scope: Scope, fn):
+        self.bind(scope, node.name.value, "class", node=node)
+        inner = Scope("class", scope, node)
+        self.index.classes.append((node, inner))
+        children = [(d.decorator, scope, fn) for d in node.decorators]
+        children += [(a.value, scope, fn) for a in list(node.bases) + list(node.keywords)]
+        children.append((node.body, inner, fn))
+        return children
+
+    def comprehension(self, node, scope: Scope, fn):
+        inner = Scope("comprehension", scope, node)
+        return [(c, inner, fn) for c in code_children(node)]
+
+    def comp_for(self, node: cst.CompFor, scope: Scope, fn):
+        self.bind_target(scope, node.target, "assign")
+        children = [(node.iter, scope, fn)] + [(i.test, scope, fn) for i in node.ifs]
+        if node.inner_for_in is not None:
+            children.append((node.inner_for_in, scope, fn))
+        return children
+
+    def import_(self, node: cst.Import, scope: Scope, fn):
+        for alias in node.names:
+            full = dotted_name(alias.name)
+            self.index.imported_roots.add(full.split(".")[0])
+            if alias.asname is not None:
+                self.bind_target(scope, alias.asname.name, "import", value=full)
+            else:
+                top = full.split(".")[0]
+                self.bind(scope, top, "import", node=alias, value=top)
+        return None
+
+    def import_from(self, node: cst.ImportFrom, scope: Scope, fn):
+        module = "." * len(node.relative) + dotted_name(node.module)
+        self.index.imported_roots.add(module.split(".")[0])
+        if isinstance(node.names, cst.ImportStar):
+            self.index.module_scope.star_imports.append(module)
+            return None
+        prefix = module if module.endswith(".") else module + "."
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            bound = alias.asname.name if alias.asname is not None else alias.name
+            self.bind_target(scope, bound, "import", value=prefix + name)
+        return None
+
+    def assign(self, node: cst.Assign, scope: Scope, fn):
+        children = [(node.value, scope, fn)]
+        for target in node.targets:
+            self.assign_target(target.target, node.value, scope, fn, children)
+        return children
+
+    def ann_assign(self, node: cst.AnnAssign, scope: Scope, fn):
+        children = []
+        if node.value is not None:
+            children.append((node.value, scope, fn))
+            self.assign_target(node.target, node.value, scope, fn, children)
+        return children
+
+    def aug_assign(self, node: cst.AugAssign, scope: Scope, fn):
+        children = [(node.value, scope, fn)]
+        self.assign_target(node.target, None, scope, fn, children)
+        return children
+
+    def assign_target(self, target, value, scope, fn, children) -> None:
+        if isinstance(target, (cst.Attribute, cst.Subscript)):
+            self.index.assignments.append(Assignment(target, value, scope, fn, self.order))
+            children.append((target, scope, fn))
+        else:
+            self.bind_target(scope, target, "assign", value=value)
+
+    def named_expr(self, node: cst.NamedExpr, scope: Scope, fn):
+        owner = scope
+        while owner.kind == "comprehension":
+            owner = owner.parent
+        self.bind_target(owner, node.target, "assign", value=node.value)
+        return [(node.value, scope, fn)]
+
+    def for_(self, node, scope: Scope, fn):
+        self.bind_target(scope, node.target, "assign")
+        if fn is None and scope.kind == "module":
+            self.index.module_work = True
+        children = [(node.iter, scope, fn), (node.body, scope, fn)]
+        if node.orelse is not None:
+            children.append((node.orelse, scope, fn))
+        return children
+
+    def while_(self, node: cst.While, scope: Scope, fn):
+        if fn is None and scope.kind == "module":
+            self.index.module_work = True
+        return [(c, scope, fn) for c in code_children(node)]
+
+    def with_(self, node: cst.With, scope: Scope, fn):
+        children = []
+        for item in node.items:
+            children.append((item.item, scope, fn))
+            if item.asname is not None:
+                self.bind_target(scope, item.asname.name, "assign")
+        children.append((node.body, scope, fn))
+        return children
+
+    def except_handler(self, node, scope: Scope, fn):
+        if node.name is not None:
+            self.bind_target(scope, node.name.name, "assign")
+        children = [(node.body, scope, fn)]
+        if node.type is not None:
+            children.insert(0, (node.type, scope, fn))
+        return children
+
+    def global_(self, node, scope: Scope, fn):
+        for item in node.names:
+            scope.globals.add(item.name.value)
+        return None
+
+    def call(self, node: cst.Call, scope: Scope, fn):
+        self.index.calls.append(CallSite(node, scope, fn, self.order))
+        children = [(node.func, scope, fn)]
+        children += [(a.value, scope, fn) for a in node.args]
+        return children
+
+    def if_(self, node: cst.If, scope: Scope, fn):
+        if fn is None and scope.kind == "module" and is_main_guard(node.test):
+            self.index.main_guards.append(node)
+        return [(c, scope, fn) for c in code_children(node)]
+
+    def expr(self, node: cst.Expr, scope: Scope, fn):
+        value = node.value
+        if fn is None and scope.kind == "module" and isinstance(value, (cst.Call, cst.Await)):
+            call = value if isinstance(value, cst.Call) else value.expression
+            if not isinstance(call, cst.Call) or not _is_declarative_call(call):
+                self.index.module_work = True
+        return [(value, scope, fn)]
+
+
+_HANDLERS = {
+    cst.FunctionDef: _Walker.function_def,
+    cst.Lambda: _Walker.lambda_,
+    cst.ClassDef: _Walker.class_def,
+    cst.ListComp: _Walker.comprehension,
+    cst.SetComp: _Walker.comprehension,
+    cst.DictComp: _Walker.comprehension,
+    cst.GeneratorExp: _Walker.comprehension,
+    cst.CompFor: _Walker.comp_for,
+    cst.Import: _Walker.import_,
+    cst.ImportFrom: _Walker.import_from,
+    cst.Assign: _Walker.assign,
+    cst.AnnAssign: _Walker.ann_assign,
+    cst.AugAssign: _Walker.aug_assign,
+    cst.NamedExpr: _Walker.named_expr,
+    cst.For: _Walker.for_,
+    cst.While: _Walker.while_,
+    cst.With: _Walker.with_,
+    cst.ExceptHandler: _Walker.except_handler,
+    cst.ExceptStarHandler: _Walker.except_handler,
+    cst.Global: _Walker.global_,
+    cst.Nonlocal: _Walker.global_,
+    cst.Call: _Walker.call,
+    cst.If: _Walker.if_,
+    cst.Expr: _Walker.expr,
+    # Strings hold no code except f-strings, which the generic path visits.
+    cst.SimpleString: lambda self, node, scope, fn: None,
+    cst.Integer: lambda self, node, scope, fn: None,
+    cst.Float: lambda self, node, scope, fn: None,
+}
+
+
+def build_index(module: cst.Module) -> ModuleIndex:
+    return _Walker(module).run()

@@ -1,0 +1,78 @@
+"""Lint one file: pre-check, one libcst parse, one index, all rules, positions for reports only."""
+
+from typing import Iterable, List, NamedTuple, Optional
+
+import libcst as cst
+
+from . import precheck
+from .analysis.context import FileContext
+from .positions import start_positions
+from .rules import ALL_RULES
+from .settings import Settings
+from .tables import rng_draws, rng_objects, seeding, sklearn
+
+
+class Finding(NamedTuple):
+    line: int  # 1-based
+    column: int  # 0-based, as flake8 expects from plugins
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return "%d:%d %s %s" % (self.line, self.column + 1, self.code, self.message)
+
+
+def _known_names() -> frozenset:
+    names = set(seeding.SEEDERS) | set(rng_objects.UNSEEDED_CONSTRUCTORS) | set(sklearn.SKLEARN_RANDOM_STATE)
+    names |= rng_draws.PYTHON_RANDOM | rng_draws.NUMPY_LEGACY | rng_draws.TORCH_GLOBAL
+    names |= set(rng_draws.TF_DRAWS) | set(rng_draws.MINDSPORE_DRAWS)
+    return frozenset(names)
+
+
+KNOWN_NAMES = _known_names()
+
+
+class ParseFailure(Exception):
+    """libcst could not parse the file (flake8 reports the syntax error itself as E999)."""
+
+
+def parse(source: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError, ValueError, SyntaxError) as error:
+        raise ParseFailure(str(error).splitlines()[0] if str(error) else type(error).__name__) from None
+
+
+def check_module(module: cst.Module, settings: Settings, rules: Iterable = ALL_RULES) -> List[Finding]:
+    ctx = FileContext(module, settings, KNOWN_NAMES)
+    reports = [(rule.code, report) for rule in rules for report in rule.check(ctx)]
+    if not reports:
+        return []
+    positions = start_positions(module, [r.node for _, r in reports if r.node is not None])
+    findings = set()
+    for code, report in reports:
+        line, column = report.line, 0
+        if report.node is not None:
+            line, column = positions.get(id(report.node), (report.line, 0))
+        if report.column is not None:
+            column = report.column
+        findings.add(Finding(line, column, code, "%s %s" % (code, report.message)))
+    return sorted(findings)
+
+
+def check_source(
+    source: str, settings: Optional[Settings] = None, rules: Iterable = ALL_RULES, use_precheck: bool = True
+) -> List[Finding]:
+    """All findings for ``source``; [] when nothing can fire or libcst cannot parse it."""
+    settings = settings or Settings()
+    rules = tuple(rules)
+    if use_precheck and not precheck.might_report(source, settings, rules):
+        return []
+    try:
+        module = parse(source)
+    except ParseFailure:
+        return []
+    try:
+        return check_module(module, settings, rules)
+    except RecursionError:
+        return []

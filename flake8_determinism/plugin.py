@@ -1,0 +1,63 @@
+"""The flake8 adapter: options in, findings out.  All analysis lives in ``checker``."""
+
+import argparse
+from typing import Iterator, List, Tuple
+
+from . import __version__
+from .checker import check_source
+from .settings import Settings, parse_version
+
+
+def _torch_version(text: str) -> str:
+    if text and parse_version(text) is None:
+        raise argparse.ArgumentTypeError("expected MAJOR.MINOR such as 2.8, got %r" % text)
+    return text
+
+
+class DeterminismChecker:
+    name = "flake8-determinism"
+    version = __version__
+    settings = Settings()
+
+    def __init__(self, tree, lines: List[str]) -> None:
+        # ``tree`` is required by flake8 to register a per-file plugin; we parse with libcst.
+        self.lines = lines
+
+    @staticmethod
+    def add_options(parser) -> None:
+        parser.add_option(
+            "--determinism-strict",
+            action="store_true",
+            default=False,
+            parse_from_config=True,
+            help="Debug-reproducibility mode: also report RNG draws in library functions, "
+            "every Dropout/Random* op and shuffle flag, every CUDA-nondeterministic op.",
+        )
+        parser.add_option(
+            "--determinism-torch-version",
+            default="",
+            type=_torch_version,
+            parse_from_config=True,
+            metavar="X.Y",
+            help="torch version the code targets (default: the installed torch, else the newest known).",
+        )
+        parser.add_option(
+            "--determinism-seed-functions",
+            default="",
+            comma_separated_list=True,
+            parse_from_config=True,
+            metavar="NAMES",
+            help="Extra functions that seed every RNG, e.g. mypkg.utils.fix_randomness.",
+        )
+
+    @classmethod
+    def parse_options(cls, options: argparse.Namespace) -> None:
+        cls.settings = Settings.from_values(
+            strict=options.determinism_strict,
+            torch_version=options.determinism_torch_version,
+            seed_functions=options.determinism_seed_functions,
+        )
+
+    def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        for finding in check_source("".join(self.lines), self.settings):
+            yield finding.line, finding.column, finding.message, type(self)

@@ -1,0 +1,77 @@
+"""What a rule is: a code, a one-line message, pre-check words, examples, and ``check``."""
+
+from typing import ClassVar, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Tuple
+
+import libcst as cst
+
+from ..analysis.context import FileContext
+from ..analysis.index import CallSite
+
+
+class Report(NamedTuple):
+    node: Optional[cst.CSTNode]  # located by its first token; None: use ``line``
+    message: str  # without the code
+    line: int = 1
+    column: Optional[int] = None  # overrides the node's column when set
+
+
+class Rule:
+    """Base class.  Subclasses document themselves ruff-style in their docstring:
+    what it does, why it matters, example, fix; and carry ``invalid``/``valid``
+    snippets that the test suite lints (Fixit-style)."""
+
+    code: ClassVar[str]
+    # Identifiers at least one of which must appear in the file for the rule to
+    # be able to fire (the cheap pre-check).  Empty: always run.
+    triggers: ClassVar[FrozenSet[str]] = frozenset()
+    invalid: ClassVar[Tuple[str, ...]] = ()
+    valid: ClassVar[Tuple[str, ...]] = ()
+
+    def might_fire(self, identifiers: FrozenSet[str], settings) -> bool:
+        return not self.triggers or not identifiers.isdisjoint(self.triggers)
+
+    def check(self, ctx: FileContext) -> Iterable[Report]:
+        raise NotImplementedError
+
+    @classmethod
+    def summary(cls) -> str:
+        return (cls.__doc__ or "").strip().splitlines()[0]
+
+
+def last_parts(names: Iterable[str]) -> FrozenSet[str]:
+    """Pre-check words for a table of qualified names: their last components."""
+    return frozenset(n.rsplit(".", 1)[-1].replace("()", "") for n in names)
+
+
+class GlobalDrawRule(Rule):
+    """A draw from a framework's global RNG, reported under the scope policy.
+
+    Reported when the framework is not seeded at that point and the draw runs
+    at import time or anywhere in an entry module; inside a library module's
+    functions the seed is the caller's job, so only in strict mode.
+    """
+
+    framework: ClassVar[str]
+    fix: ClassVar[str]
+    rng_name: ClassVar[str]
+
+    def draws(self, ctx: FileContext) -> Iterator[CallSite]:
+        raise NotImplementedError
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        for site in self.draws(ctx):
+            if not self.in_scope(ctx, site):
+                continue
+            if ctx.facts.seeded_at(self.framework, site):
+                continue
+            yield Report(site.node, self.message(ctx, site))
+
+    @staticmethod
+    def in_scope(ctx: FileContext, site: CallSite) -> bool:
+        return site.fn is None or ctx.facts.is_entry or ctx.settings.strict
+
+    def message(self, ctx: FileContext, site: CallSite) -> str:
+        when = "is not seeded before this call" if ctx.facts.events[self.framework] else "is never seeded"
+        return "%s() draws from %s, which %s in this module; the values change every run — %s" % (
+            ctx.spelling(site), self.rng_name, when, self.fix,
+        )

@@ -1,0 +1,38 @@
+from typing import Iterator
+
+from ..analysis.context import FileContext
+from ..analysis.index import CallSite
+from ..tables.rng_draws import PYTHON_RANDOM
+from ..tables.seeding import RANDOM
+from .base import GlobalDrawRule
+
+
+class UnseededPythonRandom(GlobalDrawRule):
+    """DET101: a ``random`` module function draws while Python's global RNG is unseeded.
+
+    What it does: reports ``random.random()``, ``random.shuffle(x)``, ``choice``,
+    ``sample``, ... (the module-level functions, bound to a hidden ``Random()``
+    seeded from OS entropy) when no ``random.seed(...)`` or seeding helper ran
+    before, under the scope policy (import time, or anywhere in an entry module).
+
+    Why it matters: each run gets different values, so augmentation, sampling
+    and splits differ run to run.
+
+    Example: ``import random; idx = random.sample(range(100), 10)`` at module level.
+    Fix: ``random.seed(SEED)`` first, or use ``random.Random(SEED)``.
+    """
+
+    code = "DET101"
+    framework = RANDOM
+    rng_name = "Python's global RNG"
+    fix = "call random.seed(SEED) first or use random.Random(SEED)"
+    triggers = frozenset({"random"})
+    invalid = ("import random\nx = random.random()\n", "from random import shuffle as sh\nitems = [1, 2]\nsh(items)\n")
+    valid = (
+        "import random\nrandom.seed(0)\nx = random.random()\n",
+        "import random\nrng = random.Random(0)\nx = rng.random()\n",
+        "def random():\n    return 4\nx = random()\n",
+    )
+
+    def draws(self, ctx: FileContext) -> Iterator[CallSite]:
+        return ctx.calls_to(PYTHON_RANDOM)

@@ -1,0 +1,36 @@
+from typing import Iterator
+
+from ..analysis.context import FileContext
+from ..analysis.index import CallSite
+from ..tables.rng_draws import NUMPY_LEGACY
+from ..tables.seeding import NUMPY
+from .base import GlobalDrawRule
+
+
+class UnseededNumpyGlobal(GlobalDrawRule):
+    """DET102: a NumPy legacy global function draws while NumPy's global RNG is unseeded.
+
+    What it does: reports the 47 legacy functions (``np.random.rand``, ``randn``,
+    ``randint``, ``choice``, ``shuffle``, ``permutation``, ``normal``, ...) when
+    no ``np.random.seed(...)`` or seeding helper ran before, under the scope policy.
+
+    Why it matters: the hidden global ``RandomState`` is seeded from OS entropy
+    at import, so every run draws different values.
+
+    Example: ``np.random.shuffle(indices)`` in a training script.
+    Fix: ``np.random.seed(SEED)`` first, or draw from ``np.random.default_rng(SEED)``.
+    """
+
+    code = "DET102"
+    framework = NUMPY
+    rng_name = "NumPy's global RNG"
+    fix = "call np.random.seed(SEED) first or draw from np.random.default_rng(SEED)"
+    triggers = frozenset({"random"})
+    invalid = ("import numpy as np\nx = np.random.rand(3)\n", "from numpy.random import randn\nx = randn(3)\n")
+    valid = (
+        "import numpy as np\nnp.random.seed(0)\nx = np.random.rand(3)\n",
+        "import numpy as np\nrng = np.random.default_rng(0)\nx = rng.random(3)\n",
+    )
+
+    def draws(self, ctx: FileContext) -> Iterator[CallSite]:
+        return ctx.calls_to(NUMPY_LEGACY)

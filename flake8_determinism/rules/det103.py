@@ -1,0 +1,53 @@
+from typing import Iterator
+
+from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none
+from ..analysis.context import FileContext
+from ..tables.rng_objects import ALWAYS_UNSEEDED, UNSEEDED_CONSTRUCTORS
+from .base import Report, Rule, last_parts
+
+
+class UnseededRngObject(Rule):
+    """DET103: an RNG object is created without a seed.
+
+    What it does: reports ``np.random.default_rng()``, ``RandomState()``,
+    ``SeedSequence()``, bit generators such as ``PCG64()`` (so
+    ``Generator(PCG64())`` is reported once, at ``PCG64()``), ``random.Random()``,
+    each also with an explicit ``None`` seed, and
+    ``tf.random.Generator.from_non_deterministic_state()``.  ``torch.Generator()``
+    is not reported: it starts from a fixed default seed.
+
+    Why it matters: an unseeded RNG object pulls fresh OS entropy, and
+    ``np.random.seed`` does not affect it, so global seeding cannot save it.
+
+    Fix: pass a seed (``default_rng(SEED)``) or a seed derived from one
+    (``SeedSequence(SEED).spawn(n)``).
+    """
+
+    code = "DET103"
+    triggers = last_parts(UNSEEDED_CONSTRUCTORS) | last_parts(ALWAYS_UNSEEDED)
+    invalid = (
+        "import numpy as np\nrng = np.random.default_rng()\n",
+        "import random\nr = random.Random(None)\n",
+        "from numpy.random import Generator, PCG64\ng = Generator(PCG64())\n",
+    )
+    valid = (
+        "import numpy as np\nrng = np.random.default_rng(0)\n",
+        "import torch\ng = torch.Generator()\n",
+        "import numpy as np\ndef make(seed):\n    return np.random.default_rng(seed)\n",
+        "import numpy as np\ndef make(**kw):\n    return np.random.default_rng(**kw)\n",
+    )
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        for site in ctx.calls_to(set(UNSEEDED_CONSTRUCTORS) | ALWAYS_UNSEEDED):
+            name = site.qualname
+            if name in UNSEEDED_CONSTRUCTORS:
+                keyword, position = UNSEEDED_CONSTRUCTORS[name]
+                seed = find_arg(site.node, keyword, position)
+                if seed is UNKNOWN or (seed is not MISSING and not is_none(seed)):
+                    continue
+            yield Report(
+                site.node,
+                "%s() creates an RNG without a seed, so it draws fresh OS entropy every run"
+                " (global seeding does not reach it) — pass a seed, e.g. %s(SEED)"
+                % (ctx.spelling(site), ctx.spelling(site)),
+            )

@@ -1,0 +1,133 @@
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
+from ..analysis.context import FileContext
+from ..analysis.index import CallSite, code_children, dotted_name
+from ..analysis.scopes import lookup
+from ..tables import seeding as T
+from ..tables.rng_objects import UNSEEDED_CONSTRUCTORS
+from .base import Report, Rule
+
+_RUNNER = "mmengine.runner.Runner"
+
+
+class NonReproducibleSeed(Rule):
+    """DET105: the seed itself comes from a nonreproducible source.
+
+    What it does: reports seeding calls that reseed from OS entropy
+    (``torch.seed()``, ``torch.cuda.seed(_all)()``, ``Generator.seed()``,
+    ``random.seed()``/``np.random.seed()`` with no seed or ``None``, mmengine
+    ``set_random_seed(None)``, detectron2 ``seed_all_rng()``), an mmengine
+    ``Runner(randomness=dict(seed=None))``, and any seeding call or RNG
+    constructor whose seed is built from ``time.*``, ``datetime.now``,
+    ``os.urandom``, ``os.getpid``, ``secrets`` or ``uuid`` -- also through a
+    variable assigned from one in the same scope.  Such a call still counts as
+    seeding for the draw rules; the problem is reported once, here.
+
+    Why it matters: the run is seeded, but with a value no one can reproduce.
+
+    Fix: use a fixed seed (log it, take it from the config).
+    """
+
+    code = "DET105"
+    invalid = (
+        "import torch\ntorch.seed()\n",
+        "import random, time\nrandom.seed(time.time())\n",
+        "import time\nimport numpy as np\nseed = int(time.time())\nnp.random.seed(seed)\n",
+    )
+    valid = (
+        "import random\nrandom.seed(0)\n",
+        "import lightning as L\nL.seed_everything()\n",
+        "import torch\ng = torch.Generator()\ng.manual_seed(0)\n",
+    )
+
+    def might_fire(self, identifiers, settings) -> bool:
+        return any("seed" in word for word in identifiers) or "Runner" in identifiers or bool(
+            settings.seed_functions
+        ) or not identifiers.isdisjoint(_CONSTRUCTOR_WORDS)
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        for site in ctx.index.calls:
+            name = ctx.qualname(site)
+            if name in T.ALWAYS_NONDETERMINISTIC:
+                yield self._report(ctx, site, "reseeds from OS entropy")
+            elif name in T.SEED_REQUIRED and absent_or_none(site.node, *T.SEED_REQUIRED[name]):
+                yield self._report(ctx, site, "has no seed, so it seeds from OS entropy or the clock")
+            elif name == _RUNNER and self._runner_seed_missing(site.node):
+                yield Report(
+                    site.node,
+                    "Runner(randomness=...) has no seed, so mmengine picks a random one every run"
+                    " — set randomness=dict(seed=SEED)",
+                )
+            else:
+                seed = self._seed_argument(ctx, site, name)
+                if seed is not None:
+                    source = self._entropy_source(ctx, site, seed, depth=0)
+                    if source is not None:
+                        yield self._report(ctx, site, "takes its seed from %s(), which differs every run" % source)
+
+    @staticmethod
+    def _report(ctx: FileContext, site: CallSite, problem: str) -> Report:
+        return Report(
+            site.node,
+            "%s() %s, so the run cannot be repeated — seed with a fixed, logged value (e.g. SEED = 0)"
+            % (ctx.spelling(site), problem),
+        )
+
+    @staticmethod
+    def _seed_argument(ctx: FileContext, site: CallSite, name: Optional[str]):
+        if name in UNSEEDED_CONSTRUCTORS:
+            where = UNSEEDED_CONSTRUCTORS[name]
+        elif name in T.SEED_ARGUMENT:
+            where = T.SEED_ARGUMENT[name]
+        elif name in T.SEED_REQUIRED:
+            where = T.SEED_REQUIRED[name]
+        elif ctx.facts.call_seeds(site) or site.method_name in T.OBJECT_SEED_METHODS:
+            where = ("seed", 0)
+        else:
+            return None
+        value = find_arg(site.node, *where)
+        return None if value in (MISSING, UNKNOWN) else value
+
+    def _entropy_source(self, ctx: FileContext, site: CallSite, expr, depth: int) -> Optional[str]:
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                name = ctx.resolve(node.func, site)
+                if name and (name.startswith(T.ENTROPY_PREFIXES) or name in T.ENTROPY_CALLS):
+                    return dotted_name(node.func) or name
+            if isinstance(node, cst.Name) and depth < 2:
+                binding = lookup(site.scope, node.value, site.order)
+                if binding is not None and binding.kind == "assign" and binding.scope is site.scope:
+                    if binding.value is not None and binding.order < site.order:
+                        found = self._entropy_source(ctx, site, binding.value, depth + 1)
+                        if found:
+                            return found
+                continue
+            stack.extend(code_children(node))
+        return None
+
+    @staticmethod
+    def _runner_seed_missing(call: cst.Call) -> bool:
+        randomness = find_arg(call, "randomness")
+        if randomness in (MISSING, UNKNOWN):
+            return False
+        if isinstance(randomness, cst.Call) and dotted_name(randomness.func) == "dict":
+            if any(a.star for a in randomness.args):
+                return False
+            seed = find_arg(randomness, "seed")
+            return seed is MISSING or literal(seed) == (True, None)
+        if isinstance(randomness, cst.Dict):
+            for element in randomness.elements:
+                if not isinstance(element, cst.DictElement):
+                    return False
+                if literal(element.key) == (True, "seed"):
+                    return literal(element.value) == (True, None)
+            return True
+        return False
+
+
+_CONSTRUCTOR_WORDS = frozenset(n.rsplit(".", 1)[-1] for n in UNSEEDED_CONSTRUCTORS)

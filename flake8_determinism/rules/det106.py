@@ -1,0 +1,47 @@
+from typing import Iterator
+
+from ..analysis.args import MISSING, absent_or_none
+from ..analysis.context import FileContext
+from ..analysis.index import CallSite
+from ..tables.rng_draws import TF_DRAWS
+from ..tables.seeding import TF
+from .base import GlobalDrawRule, last_parts
+
+
+class UnseededTensorFlow(GlobalDrawRule):
+    """DET106: a TensorFlow/Keras random op or initializer runs with no global TF seed.
+
+    What it does: reports ``tf.random.uniform``/``normal``/``shuffle``/...,
+    ``tf.random.get_global_generator()``, ``keras.random.*`` and the random
+    Keras initializers (``GlorotUniform()``, ``RandomNormal()``, ...) called
+    without an op-level ``seed=`` while ``tf.random.set_seed`` (or
+    ``keras.utils.set_random_seed``) has not run, under the scope policy.
+    Keras random *layers* are DET401/DET402.
+
+    Why it matters: with neither a global nor an op seed, TF picks a random seed
+    for the op, so values differ every run.
+
+    Fix: ``tf.random.set_seed(SEED)`` / ``keras.utils.set_random_seed(SEED)`` first, or pass ``seed=``.
+    """
+
+    code = "DET106"
+    framework = TF
+    rng_name = "TensorFlow's global seed"
+    fix = "call tf.random.set_seed(SEED) or keras.utils.set_random_seed(SEED) first, or pass seed="
+    triggers = last_parts(TF_DRAWS)
+    invalid = ("import tensorflow as tf\nx = tf.random.uniform([2])\n",)
+    valid = (
+        "import tensorflow as tf\ntf.random.set_seed(0)\nx = tf.random.uniform([2])\n",
+        "import tensorflow as tf\nx = tf.random.uniform([2], seed=3)\n",
+    )
+
+    def might_fire(self, identifiers, settings) -> bool:
+        return not identifiers.isdisjoint(("tensorflow", "keras", "tf_keras")) and super().might_fire(
+            identifiers, settings
+        )
+
+    def draws(self, ctx: FileContext) -> Iterator[CallSite]:
+        for site in ctx.calls_to(TF_DRAWS):
+            position = TF_DRAWS[site.qualname]
+            if absent_or_none(site.node, "seed", position):
+                yield site

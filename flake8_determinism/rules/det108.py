@@ -1,0 +1,72 @@
+from typing import Iterator
+
+from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
+from ..analysis.context import FileContext
+from ..tables.sklearn import NOT_NONE, POSITIVE, SKLEARN_RANDOM_STATE
+from .base import Report, Rule
+
+
+class SklearnWithoutRandomState(Rule):
+    """DET108: a randomized scikit-learn estimator, splitter or function without ``random_state``.
+
+    What it does: reports the callables of catalog §7 called without
+    ``random_state`` (or with ``None``) where it matters -- e.g.
+    ``train_test_split`` (shuffles by default), ``KFold(shuffle=True)``,
+    ``ShuffleSplit``, forests, ``KMeans``, ``MLP*``; conditional ones only when
+    their condition holds (``LogisticRegression(solver="saga")``,
+    ``SVC(probability=True)``).  Not reported when ``**kwargs`` may supply it.
+
+    Why it matters: ``random_state=None`` uses NumPy's global RNG, so splits and
+    fitted models change from run to run and with any other NumPy draw.
+
+    Fix: pass ``random_state=SEED``.
+    """
+
+    code = "DET108"
+    triggers = frozenset(n.rsplit(".", 1)[-1] for n in SKLEARN_RANDOM_STATE)
+    invalid = (
+        "from sklearn.model_selection import train_test_split\na, b = train_test_split([1, 2, 3, 4])\n",
+        "from sklearn.model_selection import KFold\ncv = KFold(5, shuffle=True)\n",
+    )
+    valid = (
+        "from sklearn.model_selection import train_test_split\na, b = train_test_split([1, 2], random_state=0)\n",
+        "from sklearn.model_selection import KFold\ncv = KFold(5)\n",
+        "from sklearn.linear_model import LogisticRegression\nm = LogisticRegression()\n",
+    )
+
+    def might_fire(self, identifiers, settings) -> bool:
+        return "sklearn" in identifiers and super().might_fire(identifiers, settings)
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        for site in ctx.calls_to(SKLEARN_RANDOM_STATE):
+            if not absent_or_none(site.node, "random_state"):
+                continue
+            condition = SKLEARN_RANDOM_STATE[site.qualname]
+            if condition is not None and not _holds(site.node, condition):
+                continue
+            yield Report(
+                site.node,
+                "%s() without random_state uses NumPy's global RNG, so its result changes between runs"
+                " — pass random_state=SEED" % ctx.spelling(site),
+            )
+
+
+def _holds(call, condition) -> bool:
+    value = find_arg(call, condition.param)
+    if value is UNKNOWN:
+        return False
+    if value is MISSING:
+        return _matches(condition.default, condition.values)
+    known, constant = literal(value)
+    return _matches(constant, condition.values) if known else True
+
+
+def _matches(value, values) -> bool:
+    for wanted in values:
+        if wanted == NOT_NONE and value is not None:
+            return True
+        if wanted == POSITIVE and isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return True
+        if wanted == value and type(wanted) is type(value):
+            return True
+    return False

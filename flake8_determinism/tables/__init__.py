@@ -1,0 +1,6 @@
+"""Domain tables: which names draw from which RNG, what each helper seeds.
+
+These modules hold data only; the logic that matches them lives in
+``flake8_determinism.analysis`` and ``flake8_determinism.rules``.  Facts come from
+``shared/reference/nondeterminism-catalog.md`` (section numbers are cited inline).
+"""

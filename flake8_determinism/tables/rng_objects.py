@@ -1,0 +1,22 @@
+"""RNG objects created without a seed draw fresh OS entropy (DET103).  Catalog §2, §3, §4, §5.
+
+name -> (seed keyword, seed position); the object is unseeded when that argument
+is missing or the literal ``None``.  ``torch.Generator()`` is absent on purpose:
+it starts from a fixed default seed (catalog §1.0).
+"""
+
+UNSEEDED_CONSTRUCTORS = {
+    "numpy.random.default_rng": ("seed", 0),
+    "numpy.random.RandomState": ("seed", 0),
+    "numpy.random.SeedSequence": ("entropy", 0),
+    "numpy.random.PCG64": ("seed", 0),
+    "numpy.random.PCG64DXSM": ("seed", 0),
+    "numpy.random.MT19937": ("seed", 0),
+    "numpy.random.Philox": ("seed", 0),
+    "numpy.random.SFC64": ("seed", 0),
+    "random.Random": ("x", 0),
+    "jax.experimental.random.stateful_rng": ("seed", 0),
+}
+
+# Constructors that are unseeded whatever their arguments.
+ALWAYS_UNSEEDED = frozenset({"tensorflow.random.Generator.from_non_deterministic_state"})
