@@ -1,5 +1,6 @@
 """Lint one file: pre-check, one libcst parse, one index, all rules, positions for reports only."""
 
+import ast
 from typing import Iterable, List, NamedTuple, Optional
 
 import libcst as cst
@@ -36,10 +37,16 @@ class ParseFailure(Exception):
     """libcst could not parse the file (flake8 reports the syntax error itself as E999)."""
 
 
-def parse(source: str) -> cst.Module:
+def parse(source: str, ast_checked: bool = False) -> cst.Module:
+    """libcst's tree of ``source``.  Unless the caller already ran ``ast.parse``
+    on it (flake8 has), do so first: it is ~10x cheaper, rejects what Python
+    rejects, and guards libcst's native parser, which can crash on code nested
+    deeper than Python itself accepts."""
     try:
+        if not ast_checked:
+            ast.parse(source)
         return cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError, ValueError, SyntaxError) as error:
+    except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError, SyntaxError) as error:
         raise ParseFailure(str(error).splitlines()[0] if str(error) else type(error).__name__) from None
 
 
@@ -61,7 +68,11 @@ def check_module(module: cst.Module, settings: Settings, rules: Iterable = ALL_R
 
 
 def check_source(
-    source: str, settings: Optional[Settings] = None, rules: Iterable = ALL_RULES, use_precheck: bool = True
+    source: str,
+    settings: Optional[Settings] = None,
+    rules: Iterable = ALL_RULES,
+    use_precheck: bool = True,
+    ast_checked: bool = False,
 ) -> List[Finding]:
     """All findings for ``source``; [] when nothing can fire or libcst cannot parse it."""
     settings = settings or Settings()
@@ -69,7 +80,7 @@ def check_source(
     if use_precheck and not precheck.might_report(source, settings, rules):
         return []
     try:
-        module = parse(source)
+        module = parse(source, ast_checked)
     except ParseFailure:
         return []
     try:

@@ -59,5 +59,6 @@ class DeterminismChecker:
         )
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        for finding in check_source("".join(self.lines), self.settings):
+        # flake8 only calls tree plugins for files ``ast.parse`` accepted.
+        for finding in check_source("".join(self.lines), self.settings, ast_checked=True):
             yield finding.line, finding.column, finding.message, type(self)

@@ -7,6 +7,8 @@ by, note where the first token of each wanted node lands, and stop as soon as
 the last wanted node is found.  Files without reports never pay for this.
 """
 
+import sys
+import threading
 from typing import Dict, Iterable, Tuple
 
 import libcst as cst
@@ -52,12 +54,48 @@ class _StartFinder(CodegenState):
             self.line_start = self.offset - (len(value) - 1 - max(value.rfind("\n"), value.rfind("\r")))
 
 
+def _run(module: cst.Module, finder: _StartFinder) -> None:
+    try:
+        module._codegen(finder)
+    except _AllFound:
+        pass
+
+
+def _run_with_deep_stack(module: cst.Module, finder: _StartFinder) -> None:
+    """libcst's codegen recurses once per nesting level; very deep code (a sum of
+    thousands of terms) needs a bigger stack than the default thread has."""
+    outcome = []
+
+    def target():
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 200_000))
+        try:
+            _run(module, finder)
+            outcome.append(True)
+        except RecursionError:
+            pass
+        finally:
+            sys.setrecursionlimit(limit)
+
+    previous = threading.stack_size(512 * 1024 * 1024)
+    try:
+        worker = threading.Thread(target=target, name="determinism-positions")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(previous)
+    if not outcome:
+        raise RecursionError("code nested too deeply to locate findings")
+
+
 def start_positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[int, Tuple[int, int]]:
     """Map ``id(node)`` to its (1-based line, 0-based column) start."""
+    nodes = list(nodes)
     finder = _StartFinder(module, nodes)
     if finder.wanted:
         try:
-            module._codegen(finder)
-        except _AllFound:
-            pass
+            _run(module, finder)
+        except RecursionError:
+            finder = _StartFinder(module, nodes)
+            _run_with_deep_stack(module, finder)
     return finder.found

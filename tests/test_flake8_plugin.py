@@ -1,0 +1,132 @@
+"""The plugin as users run it: the flake8 command, its config files, and bad input."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flake8_determinism.checker import check_source
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "train_example.py"
+
+
+def flake8(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "flake8", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, timeout=300,
+    )
+
+
+def codes_by_line(stdout):
+    out = []
+    for line in stdout.splitlines():
+        _, row, col, rest = line.split(":", 3)
+        out.append("%s:%s %s" % (row, col, rest.split()[0]))
+    return out
+
+
+def test_readme_example_reports():
+    result = flake8("--select=DET", EXAMPLE)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == ""
+    reported = codes_by_line(result.stdout)
+    for expected in ("27:20 DET103", "35:29 DET101", "73:13 DET104", "96:5 DET105"):
+        assert expected in reported
+
+
+def test_registered_under_det_prefix():
+    result = flake8("--version")
+    assert "flake8-determinism" in result.stdout
+
+
+def test_noqa_silences_a_line(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("import random\nx = random.random()  # noqa: DET101\ny = random.random()\n")
+    assert codes_by_line(flake8("--select=DET", script).stdout) == ["3:5 DET101"]
+
+
+@pytest.mark.parametrize("config_name", ["setup.cfg", "tox.ini", ".flake8"])
+def test_options_from_config_files(tmp_path, config_name):
+    (tmp_path / "lib.py").write_text("import random\n\n\ndef f():\n    return random.random()\n")
+    assert flake8("--select=DET", "lib.py", cwd=tmp_path).stdout == ""
+    (tmp_path / config_name).write_text("[flake8]\ndeterminism-strict = true\n")
+    assert codes_by_line(flake8("--select=DET", "lib.py", cwd=tmp_path).stdout) == ["5:12 DET101"]
+
+
+def test_seed_functions_option(tmp_path):
+    (tmp_path / "s.py").write_text("import random\nfrom repro import fix_all\nfix_all(1)\nx = random.random()\n")
+    assert codes_by_line(flake8("--select=DET", "s.py", cwd=tmp_path).stdout) == ["4:5 DET101"]
+    quiet = flake8("--select=DET", "--determinism-seed-functions=repro.fix_all,other", "s.py", cwd=tmp_path)
+    assert quiet.stdout == "" and quiet.returncode == 0
+
+
+def test_options_survive_parallel_workers(tmp_path):
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("import random\n\n\ndef f():\n    return random.random()\n")
+    result = flake8("--select=DET", "-j2", "--determinism-strict", "a.py", "b.py", cwd=tmp_path)
+    assert sorted(line.split(":")[0] + ":" + line.split(":")[1] for line in result.stdout.splitlines()) == [
+        "a.py:5", "b.py:5"
+    ]
+
+
+def test_bad_torch_version_is_a_clear_error(tmp_path):
+    (tmp_path / "s.py").write_text("x = 1\n")
+    result = flake8("--determinism-torch-version=latest", "s.py", cwd=tmp_path)
+    assert result.returncode != 0
+    assert "MAJOR.MINOR" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+BAD_INPUTS = {
+    "syntax_error.py": b"import random\ndef f(:\n    random.random()\n",
+    "python2.py": b"import random\nprint 'x', random.random()\nexec 'y = 1'\n",
+    "latin1.py": "import random\nname = 'caf\xe9'\nx = random.random()\n".encode("latin-1"),
+    "empty.py": b"",
+    "only_comment.py": b"# nothing here\n",
+    "bom.py": b"\xef\xbb\xbfimport random\nx = random.random()\n",
+    "cookie.py": "# -*- coding: latin-1 -*-\nimport random\nname = 'caf\xe9'\nx = random.random()\n".encode("latin-1"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_never_crashes(tmp_path, name):
+    (tmp_path / name).write_bytes(BAD_INPUTS[name])
+    result = flake8("--select=DET,E9", name, cwd=tmp_path)
+    assert "Traceback" not in result.stderr + result.stdout
+    assert result.stderr == "" or "DET" not in result.stderr
+    reported = codes_by_line(result.stdout)
+    if name in ("syntax_error.py", "python2.py"):
+        assert [r for r in reported if "DET" in r] == [] and any("E999" in r for r in reported)
+    if name in ("empty.py", "only_comment.py"):
+        assert reported == []
+    if name in ("bom.py",):
+        assert reported == ["2:5 DET101"]
+    if name == "cookie.py":
+        assert reported == ["4:5 DET101"]
+
+
+def test_huge_file_is_linted(tmp_path):
+    body = "".join("def f%d(x):\n    return x + %d\n\n\n" % (i, i) for i in range(20000))
+    (tmp_path / "huge.py").write_text("import random\n\n\n" + body + "x = random.random()\n")
+    result = flake8("--select=DET", "huge.py", cwd=tmp_path)
+    assert codes_by_line(result.stdout) == ["%d:5 DET101" % (3 + 20000 * 4 + 1)]
+
+
+def test_unparsable_by_libcst_gives_no_report_and_no_exception():
+    assert check_source("print 'hello'\nimport random\nrandom.random()\n") == []
+    assert check_source("x = (" * 5000 + ")" * 5000 + "\nimport random\nrandom.random()\n") == []
+
+
+def test_deeply_nested_code_does_not_overflow():
+    # 2000 terms nest deeper than libcst's code generator recursion allows by default.
+    expr = " + ".join("random.random()" for _ in range(2000))
+    findings = check_source("import random\nx = " + expr + "\n")
+    assert len(findings) == 2000 and {f.code for f in findings} == {"DET101"}
+    assert findings[-1].line == 2 and findings[-1].column == 4 + 1999 * len("random.random() + ")
+
+
+def test_code_nested_deeper_than_python_accepts_is_skipped():
+    expr = " + ".join("random.random()" for _ in range(20000))
+    assert check_source("import random\nx = " + expr + "\n") == []
