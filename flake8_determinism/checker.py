@@ -67,20 +67,43 @@ def check_module(module: cst.Module, settings: Settings, rules: Iterable = ALL_R
     return sorted(findings)
 
 
+def select_rules(source: str, tree: ast.Module, settings: Settings, rules: Iterable = ALL_RULES) -> list:
+    """The rules that can report on this file, by the two pre-check stages."""
+    candidates = precheck.rules_for_words(source, settings, tuple(rules))
+    if candidates:
+        candidates = precheck.rules_for_shape(tree, source.splitlines(True), settings, candidates)
+    return candidates
+
+
 def check_source(
     source: str,
     settings: Optional[Settings] = None,
     rules: Iterable = ALL_RULES,
     use_precheck: bool = True,
-    ast_checked: bool = False,
+    tree: Optional[ast.Module] = None,
 ) -> List[Finding]:
-    """All findings for ``source``; [] when nothing can fire or libcst cannot parse it."""
+    """All findings for ``source``; [] when nothing can fire or it cannot be parsed.
+
+    ``tree`` is the ``ast`` tree when the caller has one (flake8 does); without
+    it we build one: ~10x cheaper than libcst's parse, it rejects what Python
+    rejects and guards libcst's native parser, which can crash on code nested
+    deeper than Python itself accepts.
+    """
     settings = settings or Settings()
     rules = tuple(rules)
-    if use_precheck and not precheck.might_report(source, settings, rules):
+    if use_precheck and not precheck.rules_for_words(source, settings, rules):
         return []
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, RecursionError, MemoryError, ValueError):
+            return []
+    if use_precheck:
+        rules = tuple(select_rules(source, tree, settings, rules))
+        if not rules:
+            return []
     try:
-        module = parse(source, ast_checked)
+        module = parse(source, ast_checked=True)
     except ParseFailure:
         return []
     try:

@@ -20,7 +20,9 @@ class DeterminismChecker:
     settings = Settings()
 
     def __init__(self, tree, lines: List[str]) -> None:
-        # ``tree`` is required by flake8 to register a per-file plugin; we parse with libcst.
+        # flake8 only calls tree plugins for files ``ast.parse`` accepted; the
+        # tree feeds the pre-check, the analysis runs on libcst's tree.
+        self.tree = tree
         self.lines = lines
 
     @staticmethod
@@ -59,6 +61,5 @@ class DeterminismChecker:
         )
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        # flake8 only calls tree plugins for files ``ast.parse`` accepted.
-        for finding in check_source("".join(self.lines), self.settings, ast_checked=True):
+        for finding in check_source("".join(self.lines), self.settings, tree=self.tree):
             yield finding.line, finding.column, finding.message, type(self)

@@ -103,19 +103,25 @@ class ModuleIndex:
         self.classes: List[Tuple[cst.ClassDef, Scope]] = []
         self.assignments: List[Assignment] = []
         self.main_guards: List[cst.If] = []
-        self.module_work = False  # module-level statements do work beyond defs/imports/constants
+        # A module-level call statement (also inside module-level if/for/with
+        # blocks) other than configuration or table building: the module runs
+        # something when executed, like a script.
+        self.module_work = False
         self.names_used: Dict[str, int] = {}
         self.imported_roots = set()  # top-level packages imported anywhere in the module
 
 
-# Module-level calls that configure rather than run anything: they do not make
-# a library module an entry module.
+# Module-level calls that configure or build tables rather than run anything:
+# they do not make a library module an entry module.
 _DECLARATIVE_CALL_PREFIXES = ("warnings.", "logging.", "sys.path.", "__all__.", "os.environ.")
 _DECLARATIVE_CALL_WORDS = ("register", "add_docstr", "setattr", "filterwarnings", "simplefilter",
                            "getLogger", "basicConfig", "setLevel", "addHandler", "_log_api_usage")
+_TABLE_BUILDING_METHODS = frozenset({"append", "extend", "update", "add", "setdefault", "insert"})
 
 
 def _is_declarative_call(call: cst.Call) -> bool:
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in _TABLE_BUILDING_METHODS:
+        return True
     name = dotted_name(call.func)
     if not name:
         return False
@@ -297,17 +303,10 @@ class _Walker:
 
     def for_(self, node, scope: Scope, fn):
         self.bind_target(scope, node.target, "assign")
-        if fn is None and scope.kind == "module":
-            self.index.module_work = True
         children = [(node.iter, scope, fn), (node.body, scope, fn)]
         if node.orelse is not None:
             children.append((node.orelse, scope, fn))
         return children
-
-    def while_(self, node: cst.While, scope: Scope, fn):
-        if fn is None and scope.kind == "module":
-            self.index.module_work = True
-        return [(c, scope, fn) for c in code_children(node)]
 
     def with_(self, node: cst.With, scope: Scope, fn):
         children = []
@@ -367,7 +366,6 @@ _HANDLERS = {
     cst.AugAssign: _Walker.aug_assign,
     cst.NamedExpr: _Walker.named_expr,
     cst.For: _Walker.for_,
-    cst.While: _Walker.while_,
     cst.With: _Walker.with_,
     cst.ExceptHandler: _Walker.except_handler,
     cst.ExceptStarHandler: _Walker.except_handler,

@@ -24,6 +24,9 @@ class Rule:
     # Identifiers at least one of which must appear in the file for the rule to
     # be able to fire (the cheap pre-check).  Empty: always run.
     triggers: ClassVar[FrozenSet[str]] = frozenset()
+    # Where the rule can fire, for the pre-check's second stage: None (anywhere),
+    # "entry" (entry modules only), "draw" (the RNG-draw scope policy).
+    precheck_scope: ClassVar[Optional[str]] = None
     invalid: ClassVar[Tuple[str, ...]] = ()
     valid: ClassVar[Tuple[str, ...]] = ()
 
@@ -51,6 +54,7 @@ class GlobalDrawRule(Rule):
     functions the seed is the caller's job, so only in strict mode.
     """
 
+    precheck_scope = "draw"
     framework: ClassVar[str]
     fix: ClassVar[str]
     rng_name: ClassVar[str]

@@ -20,6 +20,7 @@ class UnseededTrainingScript(Rule):
     """
 
     code = "DET100"
+    precheck_scope = "entry"
     triggers = frozenset({"backward", "fit", "step", "Trainer", "Runner", "from_cfg"}) | frozenset(
         {"SFTTrainer", "Seq2SeqTrainer"}
     )
