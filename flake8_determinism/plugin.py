@@ -3,8 +3,8 @@
 import argparse
 from typing import Iterator, List, Tuple
 
-from . import __version__
-from .checker import check_source
+from . import __version__, precheck
+from .rules import ALL_RULES
 from .settings import Settings, parse_version
 
 
@@ -61,5 +61,10 @@ class DeterminismChecker:
         )
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
-        for finding in check_source("".join(self.lines), self.settings, tree=self.tree):
+        source = "".join(self.lines)
+        if not precheck.rules_for_words(source, self.settings, ALL_RULES):
+            return  # nothing can fire: libcst is never loaded for this file
+        from .checker import check_source  # loads libcst, only for files that need it
+
+        for finding in check_source(source, self.settings, tree=self.tree):
             yield finding.line, finding.column, finding.message, type(self)

@@ -1,8 +1,10 @@
 """Reading call arguments statically: keyword or positional, literal or not, hidden by ``**kwargs``."""
 
+from __future__ import annotations
+
 from typing import Optional, Tuple
 
-import libcst as cst
+from .._lazy import cst
 
 MISSING = "missing"
 UNKNOWN = "unknown"  # ``*args``/``**kwargs`` might supply it

@@ -8,59 +8,12 @@ index.  The walk is iterative (deeply nested code cannot overflow the stack) and
 visits only fields that can hold code, skipping whitespace and punctuation.
 """
 
-import dataclasses
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from .nodes import code_children, dotted_name
 from .scopes import Binding, FunctionInfo, Scope
-
-# Fields that never contain code worth visiting.
-_SKIPPED_FIELDS = frozenset(
-    {
-        "lpar", "rpar", "comma", "leading_lines", "lines_after_decorators", "header", "footer",
-        "semicolon", "colon", "equal", "dot", "operator", "newline", "trailing_whitespace",
-        "empty_lines", "indent", "asynchronous", "annotation", "returns", "attr", "star",
-        "whitespace_before_colon", "keyword",
-    }
-)
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
-
-
-def _code_fields(node_type: type) -> Tuple[str, ...]:
-    fields = _FIELDS.get(node_type)
-    if fields is None:
-        fields = tuple(
-            f.name
-            for f in dataclasses.fields(node_type)
-            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
-        )
-        _FIELDS[node_type] = fields
-    return fields
-
-
-def code_children(node: cst.CSTNode) -> List[cst.CSTNode]:
-    out: List[cst.CSTNode] = []
-    for name in _code_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            out.append(value)
-        elif isinstance(value, (tuple, list)):
-            out.extend(v for v in value if isinstance(v, cst.CSTNode))
-    return out
-
-
-def dotted_name(node: Optional[cst.CSTNode]) -> str:
-    """``a.b.c`` for a Name/Attribute chain, else ''."""
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
-        return ".".join(reversed(parts))
-    return ""
-
 
 class CallSite:
     """A call expression and where it runs."""

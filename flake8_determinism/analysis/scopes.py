@@ -9,9 +9,11 @@ an import.  Only imports produce qualified names, so ``mylib.randn`` or a local
 ``def random()`` never match a library table.
 """
 
+from __future__ import annotations
+
 from typing import Dict, List, Optional, Set
 
-import libcst as cst
+from .._lazy import cst
 
 from ..tables.aliases import PREFIX_REWRITES
 

@@ -1,11 +1,14 @@
 """What a rule is: a code, a one-line message, pre-check words, examples, and ``check``."""
 
-from typing import ClassVar, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Tuple
+from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING, ClassVar, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Tuple
 
-from ..analysis.context import FileContext
-from ..analysis.index import CallSite
+from .._lazy import cst
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+    from ..analysis.index import CallSite
 
 
 class Report(NamedTuple):

@@ -1,7 +1,11 @@
-from typing import Iterator
+from __future__ import annotations
 
-from ..analysis.context import FileContext
+from typing import TYPE_CHECKING, Iterator
+
 from .base import Report, Rule
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
 
 
 class UnseededTrainingScript(Rule):

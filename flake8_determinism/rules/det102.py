@@ -1,10 +1,14 @@
-from typing import Iterator
+from __future__ import annotations
 
-from ..analysis.context import FileContext
-from ..analysis.index import CallSite
+from typing import TYPE_CHECKING, Iterator
+
 from ..tables.rng_draws import NUMPY_LEGACY
 from ..tables.seeding import NUMPY
 from .base import GlobalDrawRule
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+    from ..analysis.index import CallSite
 
 
 class UnseededNumpyGlobal(GlobalDrawRule):

@@ -1,9 +1,13 @@
-from typing import Iterator
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none
-from ..analysis.context import FileContext
 from ..tables.rng_objects import ALWAYS_UNSEEDED, UNSEEDED_CONSTRUCTORS
 from .base import Report, Rule, last_parts
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
 
 
 class UnseededRngObject(Rule):

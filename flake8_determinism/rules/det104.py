@@ -1,13 +1,17 @@
-from typing import Iterator
+from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING, Iterator
+
+from .._lazy import cst
 
 from ..analysis.args import MISSING, find_arg
-from ..analysis.context import FileContext
-from ..analysis.index import CallSite
 from ..tables.rng_draws import TENSOR_METHODS, TORCH_GLOBAL, TORCH_IGNORES_GENERATOR
 from ..tables.seeding import TORCH
 from .base import GlobalDrawRule, last_parts
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+    from ..analysis.index import CallSite
 
 
 class UnseededTorchGlobal(GlobalDrawRule):

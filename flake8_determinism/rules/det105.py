@@ -1,14 +1,19 @@
-from typing import Iterator, Optional
+from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING, Iterator, Optional
+
+from .._lazy import cst
 
 from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
-from ..analysis.context import FileContext
-from ..analysis.index import CallSite, code_children, dotted_name
+from ..analysis.nodes import code_children, dotted_name
 from ..analysis.scopes import lookup
 from ..tables import seeding as T
 from ..tables.rng_objects import UNSEEDED_CONSTRUCTORS
 from .base import Report, Rule
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+    from ..analysis.index import CallSite
 
 _RUNNER = "mmengine.runner.Runner"
 

@@ -1,11 +1,15 @@
-from typing import Iterator
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import absent_or_none
-from ..analysis.context import FileContext
-from ..analysis.index import CallSite
 from ..tables.rng_draws import MINDSPORE_DRAWS
 from ..tables.seeding import MS
 from .base import GlobalDrawRule, last_parts
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+    from ..analysis.index import CallSite
 
 
 class UnseededMindSpore(GlobalDrawRule):

@@ -1,9 +1,13 @@
-from typing import Iterator
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
-from ..analysis.context import FileContext
 from ..tables.sklearn import NOT_NONE, POSITIVE, SKLEARN_RANDOM_STATE
 from .base import Report, Rule
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
 
 
 class SklearnWithoutRandomState(Rule):

@@ -1,0 +1,1 @@
+"""The per-file analysis: one libcst traversal (index), name resolution (scopes), shared facts."""

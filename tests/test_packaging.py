@@ -1,0 +1,34 @@
+"""Packaging facts a fresh install relies on."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import find_packages
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_source_folder_is_a_package():
+    folders = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for p in (ROOT / "flake8_determinism").rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    assert folders <= set(find_packages(str(ROOT), include=["flake8_determinism", "flake8_determinism.*"]))
+
+
+def test_plugin_import_does_not_load_libcst():
+    # Files that the pre-check skips must not pay libcst's import (~175 ms).
+    code = "import sys, flake8_determinism.plugin; print(any(m.startswith('libcst') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_linter_never_imports_torch():
+    code = (
+        "import sys\nfrom flake8_determinism.checker import check_source\n"
+        "check_source(open(%r).read())\nprint('torch' in sys.modules)" % str(ROOT / "examples" / "train_example.py")
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
