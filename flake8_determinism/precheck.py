@@ -10,12 +10,15 @@ only reported at import time or in entry modules (outside strict mode), and
 DET100 only in entry modules.  For a library module we therefore look for the
 draw rules' trigger words only in code that runs at import time -- everything
 but function bodies.  Both stages over-approximate: they may let a file through
-that yields nothing, never the reverse (the fixture tests check this).
+that yields nothing, never the reverse (the fixture tests check this).  Function
+bodies and docstrings are left out of the import-time text.
 """
 
 import ast
 import re
-from typing import FrozenSet, NamedTuple, Set
+from typing import FrozenSet, NamedTuple, Optional, Set
+
+from .tables.entry import is_declarative_call
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -25,35 +28,96 @@ def identifiers(source: str) -> FrozenSet[str]:
     return frozenset(_IDENTIFIER.findall(source))
 
 
+class SourceText:
+    """A text and its identifiers (computed once, on first use)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._words: Optional[FrozenSet[str]] = None
+
+    @property
+    def words(self) -> FrozenSet[str]:
+        if self._words is None:
+            self._words = identifiers(self.text)
+        return self._words
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.words
+
+    def has_any(self, words) -> bool:
+        return not self.words.isdisjoint(words)
+
+    def search(self, pattern) -> bool:
+        return pattern.search(self.text) is not None
+
+
 class ModuleShape(NamedTuple):
     is_entry: bool  # may be an entry module (over-approximated)
-    import_time_words: FrozenSet[str]  # identifiers outside function bodies
+    code: SourceText  # the text without docstrings
+    import_time: SourceText  # the text without docstrings and function bodies
 
 
 def module_shape(tree: ast.Module, lines) -> ModuleShape:
     entry = False
-    body_lines: Set[int] = set()
-    stack = [(stmt, True) for stmt in tree.body]
+    docstrings: Set[int] = set()  # lines that hold only a string statement
+    bodies: Set[int] = set()  # lines of function bodies: they never run at import time
+    stack = [(stmt, True, False) for stmt in tree.body]
     while stack:
-        node, module_level = stack.pop()
-        if isinstance(node, _FUNCTIONS):
+        node, module_level, in_function = stack.pop()
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            if _owns_its_lines(node, lines):
+                docstrings.update(range(node.lineno, node.end_lineno + 1))
+            continue
+        if isinstance(node, _FUNCTIONS) and not in_function:
             first = node.body[0].lineno
             start = first if first > node.lineno else node.lineno + 1
-            body_lines.update(range(start, node.end_lineno + 1))
-            continue
-        if module_level and isinstance(node, ast.Expr) and isinstance(node.value, (ast.Call, ast.Await)):
+            bodies.update(range(start, node.end_lineno + 1))
+        if module_level and isinstance(node, ast.Expr) and _is_work(node.value):
             entry = True
         if module_level and isinstance(node, ast.If) and _mentions_name_dunder(node.test):
             entry = True
-        inner_level = module_level and not isinstance(node, ast.ClassDef)
+        inner_level = module_level and not isinstance(node, (ast.ClassDef,) + _FUNCTIONS)
+        inner_function = in_function or isinstance(node, _FUNCTIONS)
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             for child in getattr(node, field, ()) or ():
                 if isinstance(child, ast.stmt):
-                    stack.append((child, inner_level))
-                elif isinstance(child, (ast.ExceptHandler, ast.match_case if hasattr(ast, "match_case") else ())):
-                    stack.extend((c, inner_level) for c in child.body)
-    text = "".join(line for number, line in enumerate(lines, 1) if number not in body_lines)
-    return ModuleShape(entry, identifiers(text))
+                    stack.append((child, inner_level, inner_function))
+                elif hasattr(child, "body"):  # except handlers, match cases
+                    stack.extend((c, inner_level, inner_function) for c in child.body)
+    code = "".join(line for number, line in enumerate(lines, 1) if number not in docstrings)
+    import_time = "".join(
+        line for number, line in enumerate(lines, 1) if number not in docstrings and number not in bodies
+    )
+    return ModuleShape(entry, SourceText(code), SourceText(import_time))
+
+
+def _owns_its_lines(node: ast.stmt, lines) -> bool:
+    """The statement is alone on its lines (``x = 1; "s"`` keeps its line)."""
+    first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]
+    rest = last[node.end_col_offset:].strip() if node.end_col_offset is not None else "x"
+    return first[: node.col_offset].strip() == "" and (rest == "" or rest.startswith("#"))
+
+
+def _is_work(value: ast.expr) -> bool:
+    if isinstance(value, ast.Await):
+        value = value.value
+        if not isinstance(value, ast.Call):
+            return True
+    if not isinstance(value, ast.Call):
+        return False
+    method = value.func.attr if isinstance(value.func, ast.Attribute) else ""
+    return not is_declarative_call(_dotted(value.func), method)
+
+
+def _dotted(node: ast.expr) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
 
 
 def _mentions_name_dunder(test: ast.expr) -> bool:
@@ -62,23 +126,19 @@ def _mentions_name_dunder(test: ast.expr) -> bool:
 
 def rules_for_words(source: str, settings, rules):
     """Stage 1: the rules whose trigger words occur in the text."""
-    words = identifiers(source)
-    return [rule for rule in rules if rule.might_fire(words, settings)]
+    text = SourceText(source)
+    return [rule for rule in rules if rule.might_fire(text, settings)]
 
 
 def rules_for_shape(tree: ast.Module, lines, settings, rules):
-    """Stage 2: drop entry-only and draw rules that the module's shape rules out."""
-    shape = None
+    """Stage 2: look for each rule's words only in the code where it can fire."""
+    shape = module_shape(tree, lines)
     kept = []
     for rule in rules:
         scope = getattr(rule, "precheck_scope", None)
-        if scope is None:
-            kept.append(rule)
+        if scope == "entry" and not shape.is_entry:
             continue
-        if shape is None:
-            shape = module_shape(tree, lines)
-        if shape.is_entry:
-            kept.append(rule)
-        elif scope == "draw" and (settings.strict or rule.might_fire(shape.import_time_words, settings)):
+        library_draw = scope == "draw" and not shape.is_entry and not settings.strict
+        if rule.might_fire(shape.import_time if library_draw else shape.code, settings):
             kept.append(rule)
     return kept

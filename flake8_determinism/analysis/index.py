@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from ..tables.entry import is_declarative_call
 from .nodes import code_children, dotted_name
 from .scopes import Binding, FunctionInfo, Scope
 
@@ -64,21 +65,9 @@ class ModuleIndex:
         self.imported_roots = set()  # top-level packages imported anywhere in the module
 
 
-# Module-level calls that configure or build tables rather than run anything:
-# they do not make a library module an entry module.
-_DECLARATIVE_CALL_PREFIXES = ("warnings.", "logging.", "sys.path.", "__all__.", "os.environ.")
-_DECLARATIVE_CALL_WORDS = ("register", "add_docstr", "setattr", "filterwarnings", "simplefilter",
-                           "getLogger", "basicConfig", "setLevel", "addHandler", "_log_api_usage")
-_TABLE_BUILDING_METHODS = frozenset({"append", "extend", "update", "add", "setdefault", "insert"})
-
-
 def _is_declarative_call(call: cst.Call) -> bool:
-    if isinstance(call.func, cst.Attribute) and call.func.attr.value in _TABLE_BUILDING_METHODS:
-        return True
-    name = dotted_name(call.func)
-    if not name:
-        return False
-    return name.startswith(_DECLARATIVE_CALL_PREFIXES) or any(w in name for w in _DECLARATIVE_CALL_WORDS)
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+    return is_declarative_call(dotted_name(call.func), method)
 
 
 def is_main_guard(test: cst.BaseExpression) -> bool:

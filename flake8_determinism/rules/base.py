@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, ClassVar, FrozenSet, Iterable, Iterator, Named
 from .._lazy import cst
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..precheck import SourceText
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
 
@@ -33,8 +34,8 @@ class Rule:
     invalid: ClassVar[Tuple[str, ...]] = ()
     valid: ClassVar[Tuple[str, ...]] = ()
 
-    def might_fire(self, identifiers: FrozenSet[str], settings) -> bool:
-        return not self.triggers or not identifiers.isdisjoint(self.triggers)
+    def might_fire(self, text: SourceText, settings) -> bool:
+        return not self.triggers or text.has_any(self.triggers)
 
     def check(self, ctx: FileContext) -> Iterable[Report]:
         raise NotImplementedError

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterator
 
 from ..tables.rng_draws import PYTHON_RANDOM
@@ -9,6 +10,10 @@ from .base import GlobalDrawRule
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
+
+
+# The ``random`` module must be imported for any of its functions to resolve.
+_IMPORTS_RANDOM = re.compile(r"(?m)^[ \t]*(?:from[ \t]+random[ \t]+import|import[ \t][^\n]*\brandom\b)")
 
 
 class UnseededPythonRandom(GlobalDrawRule):
@@ -37,6 +42,9 @@ class UnseededPythonRandom(GlobalDrawRule):
         "import random\nrng = random.Random(0)\nx = rng.random()\n",
         "def random():\n    return 4\nx = random()\n",
     )
+
+    def might_fire(self, text, settings) -> bool:
+        return super().might_fire(text, settings) and text.search(_IMPORTS_RANDOM)
 
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
         return ctx.calls_to(PYTHON_RANDOM)

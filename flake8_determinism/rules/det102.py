@@ -36,5 +36,8 @@ class UnseededNumpyGlobal(GlobalDrawRule):
         "import numpy as np\nrng = np.random.default_rng(0)\nx = rng.random(3)\n",
     )
 
+    def might_fire(self, text, settings) -> bool:
+        return "numpy" in text and super().might_fire(text, settings)
+
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
         return ctx.calls_to(NUMPY_LEGACY)

@@ -14,6 +14,9 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.index import CallSite
 
 
+_INIT = "torch.nn.init."
+
+
 class UnseededTorchGlobal(GlobalDrawRule):
     """DET104: a torch function draws from the global generator while torch is unseeded.
 
@@ -34,7 +37,8 @@ class UnseededTorchGlobal(GlobalDrawRule):
     framework = TORCH
     rng_name = "torch's global generator"
     fix = "call torch.manual_seed(SEED) first or pass generator="
-    triggers = last_parts(TORCH_GLOBAL) | TENSOR_METHODS
+    triggers = last_parts(n for n in TORCH_GLOBAL if not n.startswith(_INIT)) | TENSOR_METHODS
+    init_triggers = last_parts(n for n in TORCH_GLOBAL if n.startswith(_INIT))
     invalid = (
         "import torch\nx = torch.randn(3)\n",
         "import torch\nw = torch.empty(3)\nw.uniform_(-1, 1)\n",
@@ -46,8 +50,11 @@ class UnseededTorchGlobal(GlobalDrawRule):
         "import mylib\nx = mylib.randn(3)\n",
     )
 
-    def might_fire(self, identifiers, settings) -> bool:
-        return "torch" in identifiers and super().might_fire(identifiers, settings)
+    def might_fire(self, text, settings) -> bool:
+        if "torch" not in text:
+            return False
+        # ``nn.init``'s names (``sparse``, ``uniform``, ...) are common words: require ``init`` too.
+        return super().might_fire(text, settings) or ("init" in text and text.has_any(self.init_triggers))
 
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
         found = [

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from .._lazy import cst
@@ -48,10 +49,15 @@ class NonReproducibleSeed(Rule):
         "import torch\ng = torch.Generator()\ng.manual_seed(0)\n",
     )
 
-    def might_fire(self, identifiers, settings) -> bool:
-        return any("seed" in word for word in identifiers) or "Runner" in identifiers or bool(
-            settings.seed_functions
-        ) or not identifiers.isdisjoint(_CONSTRUCTOR_WORDS)
+    def might_fire(self, text, settings) -> bool:
+        # A call of something named *seed* (or an import renaming one), an RNG
+        # constructor, an mmengine Runner, or a user-named seed function.
+        return (
+            text.search(_SEED_CALL_OR_ALIAS)
+            or text.has_any(_CONSTRUCTOR_WORDS)
+            or "Runner" in text
+            or bool(settings.seed_functions)
+        )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for site in ctx.index.calls:
@@ -135,4 +141,5 @@ class NonReproducibleSeed(Rule):
         return False
 
 
+_SEED_CALL_OR_ALIAS = re.compile(r"seed\w*\s*(?:\(|as\s)")
 _CONSTRUCTOR_WORDS = frozenset(n.rsplit(".", 1)[-1] for n in UNSEEDED_CONSTRUCTORS)

@@ -39,10 +39,8 @@ class UnseededTensorFlow(GlobalDrawRule):
         "import tensorflow as tf\nx = tf.random.uniform([2], seed=3)\n",
     )
 
-    def might_fire(self, identifiers, settings) -> bool:
-        return not identifiers.isdisjoint(("tensorflow", "keras", "tf_keras")) and super().might_fire(
-            identifiers, settings
-        )
+    def might_fire(self, text, settings) -> bool:
+        return text.has_any(("tensorflow", "keras", "tf_keras")) and super().might_fire(text, settings)
 
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
         for site in ctx.calls_to(TF_DRAWS):

@@ -34,8 +34,8 @@ class UnseededMindSpore(GlobalDrawRule):
     invalid = ("import mindspore.ops as ops\nx = ops.standard_normal((2, 2))\n",)
     valid = ("import mindspore\nimport mindspore.ops as ops\nmindspore.set_seed(1)\nx = ops.standard_normal((2, 2))\n",)
 
-    def might_fire(self, identifiers, settings) -> bool:
-        return "mindspore" in identifiers and super().might_fire(identifiers, settings)
+    def might_fire(self, text, settings) -> bool:
+        return "mindspore" in text and super().might_fire(text, settings)
 
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
         for site in ctx.calls_to(MINDSPORE_DRAWS):

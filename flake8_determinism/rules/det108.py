@@ -38,8 +38,8 @@ class SklearnWithoutRandomState(Rule):
         "from sklearn.linear_model import LogisticRegression\nm = LogisticRegression()\n",
     )
 
-    def might_fire(self, identifiers, settings) -> bool:
-        return "sklearn" in identifiers and super().might_fire(identifiers, settings)
+    def might_fire(self, text, settings) -> bool:
+        return "sklearn" in text and super().might_fire(text, settings)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for site in ctx.calls_to(SKLEARN_RANDOM_STATE):
