@@ -6,7 +6,7 @@ import libcst as cst
 
 from .facts import ModuleFacts
 from .index import CallSite, ModuleIndex, build_index, dotted_name
-from .scopes import Resolver
+from .scopes import Resolver, lookup
 
 
 class FileContext:
@@ -21,6 +21,7 @@ class FileContext:
             if name is not None:
                 self.calls_by_name.setdefault(name, []).append(site)
         self._facts: Optional[ModuleFacts] = None
+        self._subclasses: Dict[frozenset, Dict[int, cst.ClassDef]] = {}
 
     @property
     def facts(self) -> ModuleFacts:
@@ -50,6 +51,44 @@ class FileContext:
     def spelling(site: CallSite) -> str:
         """How the callee is written in the source (``np.random.rand``)."""
         return dotted_name(site.node.func) or site.method_name or "call"
+
+    def local_subclasses(self, bases) -> Dict[int, cst.ClassDef]:
+        """Classes defined here that derive (directly or through each other) from ``bases``."""
+        key = frozenset(bases)
+        cached = self._subclasses.get(key)
+        if cached is not None:
+            return cached
+        found: Dict[int, cst.ClassDef] = {}
+        changed = True
+        while changed:
+            changed = False
+            for node, body_scope, order in self.index.classes:
+                if id(node) in found:
+                    continue
+                for arg in node.bases:
+                    if self._is_base(arg.value, body_scope.parent, order, key, found):
+                        found[id(node)] = node
+                        changed = True
+                        break
+        self._subclasses[key] = found
+        return found
+
+    def _is_base(self, expr, scope, order, bases, found) -> bool:
+        if self.resolver.resolve(expr, scope, order) in bases:
+            return True
+        if isinstance(expr, cst.Name):
+            binding = lookup(scope, expr.value, order)
+            return binding is not None and binding.kind == "class" and id(binding.node) in found
+        return False
+
+    def called_class(self, site: CallSite) -> Optional[cst.ClassDef]:
+        """The class defined here that a call instantiates, if any."""
+        func = site.node.func
+        if isinstance(func, cst.Name):
+            binding = lookup(site.scope, func.value, site.order)
+            if binding is not None and binding.kind == "class":
+                return binding.node
+        return None
 
     @property
     def imports_torch(self) -> bool:

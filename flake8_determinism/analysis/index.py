@@ -54,7 +54,7 @@ class ModuleIndex:
         self.module_scope = Scope("module", None, module)
         self.calls: List[CallSite] = []
         self.functions: Dict[int, FunctionInfo] = {}  # id(def node) -> info
-        self.classes: List[Tuple[cst.ClassDef, Scope]] = []
+        self.classes: List[Tuple[cst.ClassDef, Scope, int]] = []  # (node, body scope, order)
         self.assignments: List[Assignment] = []
         self.main_guards: List[cst.If] = []
         # A module-level call statement (also inside module-level if/for/with
@@ -63,6 +63,10 @@ class ModuleIndex:
         self.module_work = False
         self.names_used: Dict[str, int] = {}
         self.imported_roots = set()  # top-level packages imported anywhere in the module
+        # Parent of the nodes whose use context the data-order rules inspect.
+        self.parents: Dict[int, cst.CSTNode] = {}
+        self.set_displays: List[CallSite] = []  # ``{a, b}`` and set comprehensions, as pseudo-sites
+        self.loops: List[Tuple[cst.CSTNode, Scope, Optional[FunctionInfo], int]] = []  # For / CompFor
 
 
 def _is_declarative_call(call: cst.Call) -> bool:
@@ -102,15 +106,17 @@ class _Walker:
 
     def run(self) -> ModuleIndex:
         index = self.index
-        stack: List[Tuple[cst.CSTNode, Scope, Optional[FunctionInfo]]] = [
-            (child, index.module_scope, None) for child in reversed(index.module.body)
-        ]
+        stack: List[tuple] = [(child, index.module_scope, None, None) for child in reversed(index.module.body)]
+        parents = index.parents
+        keep_parent = _PARENT_KEPT
         handlers = _HANDLERS
         names_used = index.names_used
         while stack:
-            node, scope, fn = stack.pop()
+            node, scope, fn, parent = stack.pop()
             self.order += 1
             node_type = type(node)
+            if node_type in keep_parent:
+                parents[id(node)] = parent
             if node_type is cst.Name:
                 names_used[node.value] = names_used.get(node.value, 0) + 1
                 continue
@@ -120,7 +126,7 @@ class _Walker:
             else:
                 children = handler(self, node, scope, fn)
             if children:
-                stack.extend(reversed(children))
+                stack.extend((c, s, f, node) for c, s, f in reversed(children))
         return index
 
     # -- helpers ---------------------------------------------------------------
@@ -170,17 +176,20 @@ class _Walker:
     def class_def(self, node: cst.ClassDef, scope: Scope, fn):
         self.bind(scope, node.name.value, "class", node=node)
         inner = Scope("class", scope, node)
-        self.index.classes.append((node, inner))
+        self.index.classes.append((node, inner, self.order))
         children = [(d.decorator, scope, fn) for d in node.decorators]
         children += [(a.value, scope, fn) for a in list(node.bases) + list(node.keywords)]
         children.append((node.body, inner, fn))
         return children
 
     def comprehension(self, node, scope: Scope, fn):
+        if type(node) is cst.SetComp:
+            self.index.set_displays.append(CallSite(node, scope, fn, self.order))
         inner = Scope("comprehension", scope, node)
         return [(c, inner, fn) for c in code_children(node)]
 
     def comp_for(self, node: cst.CompFor, scope: Scope, fn):
+        self.index.loops.append((node, scope, fn, self.order))
         self.bind_target(scope, node.target, "assign")
         children = [(node.iter, scope, fn)] + [(i.test, scope, fn) for i in node.ifs]
         if node.inner_for_in is not None:
@@ -244,6 +253,7 @@ class _Walker:
         return [(node.value, scope, fn)]
 
     def for_(self, node, scope: Scope, fn):
+        self.index.loops.append((node, scope, fn, self.order))
         self.bind_target(scope, node.target, "assign")
         children = [(node.iter, scope, fn), (node.body, scope, fn)]
         if node.orelse is not None:
@@ -292,6 +302,19 @@ class _Walker:
         return [(value, scope, fn)]
 
 
+def _set_display(self, node: cst.Set, scope: Scope, fn):
+    self.index.set_displays.append(CallSite(node, scope, fn, self.order))
+    return [(e.value, scope, fn) for e in node.elements]
+
+
+_PARENT_KEPT = frozenset(
+    {
+        cst.Call, cst.Arg, cst.CompFor, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp,
+        cst.Set, cst.ComparisonTarget, cst.Comparison, cst.Attribute, cst.Assign, cst.AssignTarget,
+        cst.For, cst.Subscript, cst.SubscriptElement, cst.Index,
+    }
+)
+
 _HANDLERS = {
     cst.FunctionDef: _Walker.function_def,
     cst.Lambda: _Walker.lambda_,
@@ -315,6 +338,7 @@ _HANDLERS = {
     cst.Nonlocal: _Walker.global_,
     cst.Call: _Walker.call,
     cst.If: _Walker.if_,
+    cst.Set: _set_display,
     cst.Expr: _Walker.expr,
     # Strings hold no code except f-strings, which the generic path visits.
     cst.SimpleString: lambda self, node, scope, fn: None,

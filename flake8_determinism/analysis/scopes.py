@@ -144,6 +144,13 @@ class Resolver:
         elif isinstance(expr, cst.Call):
             inner = self._resolve(expr.func, scope, order, depth + 1)
             base = inner + "()" if inner else None
+        elif isinstance(expr, cst.Subscript):
+            inner = self._resolve(expr.value, scope, order, depth + 1)
+            base = inner + "[]" if inner else None
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Divide):
+            # ``root / "images"`` is a Path again when ``root`` is one.
+            inner = self._resolve(expr.left, scope, order, depth + 1)
+            base = inner if inner and inner.endswith("Path()") else None
         else:
             base = None
         if base is None:
@@ -164,7 +171,7 @@ class Resolver:
             return binding.value
         if binding.kind == "assign" and binding.value is not None:
             value = binding.value
-            if isinstance(value, (cst.Call, cst.Attribute, cst.Name)):
+            if isinstance(value, (cst.Call, cst.Attribute, cst.Name, cst.Subscript, cst.BinaryOperation)):
                 if isinstance(value, cst.Name) and value.value == name:
                     return None
                 return self._resolve(value, binding.scope, binding.order, depth + 1)

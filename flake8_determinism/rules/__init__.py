@@ -1,4 +1,5 @@
-"""Every rule, one class per module named after its code (``det104.py`` holds DET104)."""
+"""Every rule, one class per module named after its code (``det104.py`` holds DET104);
+``dataloader.py`` holds what DET201/DET202 share."""
 
 from .det100 import UnseededTrainingScript
 from .det101 import UnseededPythonRandom
@@ -9,6 +10,14 @@ from .det105 import NonReproducibleSeed
 from .det106 import UnseededTensorFlow
 from .det107 import UnseededMindSpore
 from .det108 import SklearnWithoutRandomState
+from .det201 import DataLoaderWorkersWithoutInitFn
+from .det202 import DataLoaderWithoutGenerator
+from .det203 import UnseededShuffle
+from .det204 import DatasetHeldRng
+from .det205 import SamplerWithoutGenerator
+from .det206 import UnsortedListing
+from .det207 import OrderFromSet
+from .det208 import HashSeedSetInProcess
 
 ALL_RULES = (
     UnseededTrainingScript(),
@@ -20,4 +29,12 @@ ALL_RULES = (
     UnseededTensorFlow(),
     UnseededMindSpore(),
     SklearnWithoutRandomState(),
+    DataLoaderWorkersWithoutInitFn(),
+    DataLoaderWithoutGenerator(),
+    UnseededShuffle(),
+    DatasetHeldRng(),
+    SamplerWithoutGenerator(),
+    UnsortedListing(),
+    OrderFromSet(),
+    HashSeedSetInProcess(),
 )

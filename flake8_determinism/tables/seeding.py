@@ -6,8 +6,9 @@ calls that seed only CUDA generators (a seeding event, but not of torch's CPU RN
 """
 
 RANDOM, NUMPY, TORCH, TF, MS, CUDA = "random", "numpy", "torch", "tensorflow", "mindspore", "cuda"
+MS_DATASET = "mindspore.dataset"  # the pipeline seed of mindspore.dataset
 FRAMEWORKS = (RANDOM, NUMPY, TORCH, TF, MS)
-ALL_FRAMEWORKS = frozenset(FRAMEWORKS) | {CUDA}
+ALL_FRAMEWORKS = frozenset(FRAMEWORKS) | {CUDA, MS_DATASET}
 
 _PY_NP_TORCH = frozenset({RANDOM, NUMPY, TORCH, CUDA})
 
@@ -37,10 +38,10 @@ SEEDERS = {
     # Keras 3 seeds random, NumPy, TF (if installed) and torch (torch backend).
     "keras.utils.set_random_seed": frozenset({RANDOM, NUMPY, TF, TORCH}),
     # mindspore.set_seed also seeds NumPy and mindspore.dataset (which seeds random).
-    "mindspore.set_seed": frozenset({MS, NUMPY, RANDOM}),
+    "mindspore.set_seed": frozenset({MS, NUMPY, RANDOM, MS_DATASET}),
     "mindspore.manual_seed": frozenset({MS}),
     "mindspore.seed": frozenset({MS}),  # nondeterministic: DET105
-    "mindspore.dataset.config.set_seed": frozenset({RANDOM, NUMPY}),
+    "mindspore.dataset.config.set_seed": frozenset({RANDOM, NUMPY, MS_DATASET}),
     "lightning.seed_everything": _PY_NP_TORCH,
     # transformers 4.x also seeds TF; 5.x does not.  Precision first: assume 4.x.
     "transformers.set_seed": _PY_NP_TORCH | {TF},

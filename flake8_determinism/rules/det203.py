@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
+from ..tables import data_order as D
+from ..tables.seeding import MS_DATASET, TF
+from .base import Report, Rule
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+    from ..analysis.index import CallSite
+
+
+_FRAMEWORKS = frozenset({"tensorflow", "datasets", "mindspore"})
+
+
+class UnseededShuffle(Rule):
+    """DET203: a shuffle without a seed outside torch.
+
+    What it does: reports ``tf.data`` ``Dataset.shuffle``/``list_files`` without
+    ``seed`` while TensorFlow is unseeded, MindSpore datasets that shuffle
+    (``shuffle=True``, or the default of mappable datasets such as
+    ``ImageFolderDataset``) or ``.shuffle()`` while no dataset seed is set, and
+    Hugging Face ``datasets`` ``.shuffle()`` without ``seed``/``generator``.
+    Strict mode: every ``shuffle=True``.
+
+    Why it matters: the order is drawn from a random seed each run (or, for HF
+    datasets, from NumPy's global state, advancing it).
+
+    Fix: pass ``seed=SEED``, or seed the framework (``tf.random.set_seed``,
+    ``mindspore.dataset.config.set_seed``) first.
+    """
+
+    code = "DET203"
+    triggers = frozenset({"shuffle", "list_files"}) | frozenset(n.rsplit(".", 1)[-1] for n in D.MINDSPORE_SHUFFLING_DATASETS)
+    invalid = (
+        "import tensorflow as tf\nds = tf.data.Dataset.range(10).shuffle(10)\n",
+        "from datasets import load_dataset\nds = load_dataset('imdb')['train'].shuffle()\n",
+        "import mindspore.dataset as ds\ndata = ds.ImageFolderDataset('images')\n",
+    )
+    valid = (
+        "import tensorflow as tf\nds = tf.data.Dataset.range(10).shuffle(10, seed=1)\n",
+        "from datasets import load_dataset\nds = load_dataset('imdb')['train'].shuffle(seed=42)\n",
+        "import mindspore.dataset as ds\ndata = ds.ImageFolderDataset('images', shuffle=False)\n",
+        "deck = object()\ndeck.shuffle()\n",
+    )
+
+    def might_fire(self, text, settings) -> bool:
+        if settings.strict:
+            return "shuffle" in text
+        return text.has_any(_FRAMEWORKS) and super().might_fire(text, settings)
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        reported = set()
+        for site in ctx.index.calls:
+            problem = self._problem(ctx, site)
+            if problem:
+                reported.add(id(site.node))
+                yield Report(site.node, problem)
+        if ctx.settings.strict:
+            for site in ctx.index.calls:
+                if id(site.node) in reported:
+                    continue
+                value = find_arg(site.node, "shuffle")
+                if value not in (MISSING, UNKNOWN) and literal(value) == (True, True):
+                    yield Report(
+                        site.node,
+                        "shuffle=True draws a fresh order (strict mode) — make sure its RNG is seeded,"
+                        " or pass shuffle=False while debugging reproducibility",
+                    )
+
+    def _problem(self, ctx: FileContext, site: CallSite):
+        name = ctx.qualname(site)
+        if not name:
+            return None
+        call, method = site.node, site.method_name
+        if name == D.TF_LIST_FILES:
+            shuffle = find_arg(call, "shuffle", 1)
+            if shuffle is not MISSING and shuffle is not UNKNOWN and literal(shuffle) == (True, False):
+                return None
+            if absent_or_none(call, "seed", 2) and not ctx.facts.seeded_at(TF, site):
+                return (
+                    "Dataset.list_files() returns the files in a random order by default and no TF seed is set"
+                    " — pass shuffle=False (and sort) or seed=SEED"
+                )
+        elif name.startswith("tensorflow.data.") and method in D.TF_DATASET_SHUFFLES:
+            if absent_or_none(call, "seed", D.TF_DATASET_SHUFFLES[method]) and not ctx.facts.seeded_at(TF, site):
+                return (
+                    "tf.data shuffle() has no seed and no TF seed is set, so the order differs every run"
+                    " — pass seed=SEED or call tf.random.set_seed(SEED) first"
+                )
+        elif name.startswith(D.HF_DATASETS_ROOT) and method == "shuffle":
+            if absent_or_none(call, "seed", 0) and absent_or_none(call, "generator", 1):
+                return (
+                    "datasets .shuffle() without seed takes its seed from NumPy's global state (and advances it)"
+                    " — pass seed=SEED"
+                )
+        elif name in D.MINDSPORE_SHUFFLING_DATASETS or (name.startswith("mindspore.dataset.") and method == "shuffle"):
+            if method != "shuffle":
+                shuffle = find_arg(call, "shuffle")
+                if shuffle is UNKNOWN or (shuffle is not MISSING and literal(shuffle) in ((True, False),)):
+                    return None
+            if not ctx.facts.seeded_at(MS_DATASET, site):
+                return (
+                    "this MindSpore dataset shuffles with a random seed because no dataset seed is set"
+                    " — call mindspore.dataset.config.set_seed(SEED) (or mindspore.set_seed) first"
+                )
+        return None

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from ..analysis.args import UNKNOWN, absent_or_none, find_arg
+from ..tables.data_order import RANDOM_SAMPLERS
+from .base import Report, Rule, last_parts
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+
+
+class SamplerWithoutGenerator(Rule):
+    """DET205: a random sampler or ``random_split`` without ``generator=``.
+
+    What it does: reports ``RandomSampler``, ``SubsetRandomSampler``,
+    ``WeightedRandomSampler`` and ``random_split`` called without ``generator``
+    (or with ``None``); not when ``**kwargs`` may carry it.
+
+    Why it matters: they then draw from the global torch RNG (``random_split``'s
+    default is ``torch.default_generator``), so the split or order changes
+    whenever anything before them consumes a different amount of randomness.
+
+    Fix: ``generator=torch.Generator().manual_seed(SEED)``.
+    """
+
+    code = "DET205"
+    triggers = last_parts(RANDOM_SAMPLERS)
+    invalid = ("from torch.utils.data import random_split\ntrain, val = random_split(range(10), [8, 2])\n",)
+    valid = (
+        "import torch\nfrom torch.utils.data import random_split\n"
+        "train, val = random_split(range(10), [8, 2], generator=torch.Generator().manual_seed(0))\n",
+    )
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        for site in ctx.calls_to(RANDOM_SAMPLERS):
+            where = ("generator", RANDOM_SAMPLERS[site.qualname])
+            if find_arg(site.node, *where) is UNKNOWN or not absent_or_none(site.node, *where):
+                continue
+            yield Report(
+                site.node,
+                "%s() without generator= draws from the global torch RNG, so the split/order changes whenever"
+                " earlier code consumes different randomness — pass generator=torch.Generator().manual_seed(SEED)"
+                % ctx.spelling(site),
+            )

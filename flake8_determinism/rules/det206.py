@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator
+
+from ..analysis.flow import order_used
+from ..tables.data_order import LISTINGS, PATH_LISTING_METHODS
+from .base import Report, Rule, last_parts
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+
+
+_CALLED_OR_RENAMED = re.compile(r"\b(?:listdir|scandir|walk|glob|iglob|iterdir|rglob)\s*(?:\(|as\b)")
+
+
+class UnsortedListing(Rule):
+    """DET206: a directory listing whose order is used without sorting.
+
+    What it does: reports ``os.listdir``, ``os.scandir``, ``os.walk``,
+    ``glob.glob``/``iglob``, ``Path.glob``/``rglob``/``iterdir`` (and
+    ``tf.io.gfile``'s) when the order can reach the program: not inside
+    ``sorted(...)``, not only counted (``len``) or tested (``in``), not fed to
+    ``set(...)``, not stored in a variable that is sorted later in the same
+    scope (``files.sort()``, ``files = sorted(files)``), not accumulated in a
+    loop into lists sorted afterwards.
+
+    Why it matters: listings come in file-system order, which differs between
+    machines and runs; two listings paired by index (images and masks) silently
+    mismatch, and sample order changes.
+
+    Fix: wrap the listing in ``sorted(...)``.
+    """
+
+    code = "DET206"
+    triggers = last_parts(LISTINGS) | PATH_LISTING_METHODS
+    invalid = ("import os\nfiles = os.listdir('data')\nfirst = files[0]\n",)
+    valid = (
+        "import os\nfiles = sorted(os.listdir('data'))\n",
+        "import os\nn = len(os.listdir('data'))\n",
+        "import glob\nfiles = glob.glob('*.png')\nfiles.sort()\n",
+    )
+
+    def might_fire(self, text, settings) -> bool:
+        # A listing function called, or renamed on import (``from os import walk as w``).
+        return super().might_fire(text, settings) and text.search(_CALLED_OR_RENAMED)
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        for site in ctx.index.calls:
+            name = ctx.qualname(site)
+            if not name:
+                continue
+            listing = name in LISTINGS or (name.startswith("pathlib.") and site.method_name in PATH_LISTING_METHODS)
+            if listing and order_used(ctx, site.node, site):
+                yield Report(
+                    site.node,
+                    "%s() returns entries in arbitrary file-system order, which differs between machines and runs"
+                    " — wrap it in sorted(...)" % ctx.spelling(site),
+                )

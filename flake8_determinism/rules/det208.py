@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from .._lazy import cst
+from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..tables.data_order import HASH_SEED_VARIABLE
+from .base import Report, Rule
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+
+_MESSAGE = (
+    "sets PYTHONHASHSEED inside the running program, where it has no effect: hash randomization is fixed"
+    " at interpreter start-up (only child processes see it) — set it in the environment before Python starts"
+)
+
+
+class HashSeedSetInProcess(Rule):
+    """DET208: ``PYTHONHASHSEED`` assigned inside the program.
+
+    What it does: reports ``os.environ["PYTHONHASHSEED"] = ...``,
+    ``os.environ.setdefault("PYTHONHASHSEED", ...)``, ``os.environ.update(...)``
+    with that key, and ``os.putenv("PYTHONHASHSEED", ...)``.
+
+    Why it matters: the interpreter reads it once at start-up; setting it later
+    changes nothing for this process, yet looks like the problem was handled.
+
+    Fix: set it where the process is launched (``PYTHONHASHSEED=0 python train.py``)
+    and avoid depending on set order.
+    """
+
+    code = "DET208"
+    triggers = frozenset({HASH_SEED_VARIABLE})
+    invalid = ("import os\nos.environ['PYTHONHASHSEED'] = '0'\n",)
+    valid = ("import os\nos.environ['CUBLAS_WORKSPACE_CONFIG'] = ':4096:8'\n", "seed = 'PYTHONHASHSEED'\n")
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        for assignment in ctx.index.assignments:
+            target = assignment.target
+            if isinstance(target, cst.Subscript) and len(target.slice) == 1:
+                element = target.slice[0].slice
+                key = element.value if isinstance(element, cst.Index) else None
+                if literal(key) == (True, HASH_SEED_VARIABLE):
+                    if ctx.resolver.resolve(target.value, assignment.scope, assignment.order) == "os.environ":
+                        yield Report(target, "os.environ[...] assignment " + _MESSAGE)
+        for site in ctx.index.calls:
+            name = ctx.qualname(site)
+            if name in ("os.environ.setdefault", "os.putenv"):
+                key = find_arg(site.node, "key", 0)
+                if key not in (MISSING, UNKNOWN) and literal(key) == (True, HASH_SEED_VARIABLE):
+                    yield Report(site.node, "%s() %s" % (ctx.spelling(site), _MESSAGE))
+            elif name == "os.environ.update" and _update_sets_hash_seed(site.node):
+                yield Report(site.node, "os.environ.update() " + _MESSAGE)
+
+
+def _update_sets_hash_seed(call) -> bool:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == HASH_SEED_VARIABLE:
+            return True
+        if isinstance(arg.value, cst.Dict):
+            for element in arg.value.elements:
+                if isinstance(element, cst.DictElement) and literal(element.key) == (True, HASH_SEED_VARIABLE):
+                    return True
+    return False

@@ -1,0 +1,63 @@
+"""Data-order facts: DataLoader, samplers, dataset RNGs, listings, sets.  Catalog §1.1(e), §3, §4, §6, §10."""
+
+DATALOADER = "torch.utils.data.DataLoader"
+DATASET_BASES = frozenset({"torch.utils.data.Dataset", "torch.utils.data.IterableDataset"})
+
+# DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers,
+#            collate_fn, pin_memory, drop_last, timeout, worker_init_fn,
+#            multiprocessing_context, generator, ...): (keyword, position).
+SHUFFLE = ("shuffle", 2)
+NUM_WORKERS = ("num_workers", 5)
+WORKER_INIT_FN = ("worker_init_fn", 10)
+GENERATOR = ("generator", 12)
+
+# Lightning's seed_everything(seed, workers=True) injects a worker_init_fn (catalog §8).
+SEEDS_WORKERS = {"lightning.seed_everything": ("workers", 1)}
+
+# Samplers and splits drawing from the global torch RNG unless given a generator:
+# name -> position of ``generator``.
+RANDOM_SAMPLERS = {
+    "torch.utils.data.RandomSampler": 3,
+    "torch.utils.data.SubsetRandomSampler": 1,
+    "torch.utils.data.WeightedRandomSampler": 3,
+    "torch.utils.data.random_split": 2,
+}
+
+# RNG objects that a Dataset may hold (seeded or not, each worker gets a copy).
+RNG_OBJECTS = frozenset(
+    {
+        "numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator",
+        "random.Random", "torch.Generator",
+    }
+)
+DATASET_DRAW_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__"})
+# torch >= 1.9 reseeds NumPy's global RNG in every worker (PRs #56488/#56797).
+TORCH_RESEEDS_NUMPY_IN_WORKERS = (1, 9)
+
+# Directory listings in arbitrary order (catalog §10).
+LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob",
+                      "tensorflow.io.gfile.glob", "tensorflow.io.gfile.listdir"})
+PATH_LISTING_METHODS = frozenset({"glob", "rglob", "iterdir"})
+
+# Builtins whose result does not depend on the order of their argument.
+ORDER_FREE = frozenset({"sorted", "len", "set", "frozenset", "sum", "min", "max", "any", "all", "bool"})
+# Builtins that pass their argument's order through.
+ORDER_PASSING = frozenset({"list", "tuple", "iter", "filter", "map", "reversed"})
+# Builtins/methods that take an order from a set.
+ORDER_TAKING = frozenset({"list", "tuple", "enumerate", "zip", "next", "iter"})
+
+# Shuffles outside torch (DET203).  tf.data methods: name -> seed position.
+TF_DATASET_SHUFFLES = {"shuffle": 1}
+TF_LIST_FILES = "tensorflow.data.Dataset.list_files"  # (file_pattern, shuffle, seed)
+HF_DATASETS_ROOT = "datasets."
+# MindSpore mappable datasets shuffle by default (shuffle=None -> GLOBAL).
+MINDSPORE_SHUFFLING_DATASETS = frozenset(
+    "mindspore.dataset." + n
+    for n in (
+        "ImageFolderDataset Cifar10Dataset Cifar100Dataset MnistDataset FashionMnistDataset "
+        "GeneratorDataset CocoDataset VOCDataset CelebADataset ManifestDataset NumpySlicesDataset "
+        "MindDataset TFRecordDataset TextFileDataset CSVDataset"
+    ).split()
+)
+
+HASH_SEED_VARIABLE = "PYTHONHASHSEED"
