@@ -7,14 +7,17 @@ test, not when the variable it is stored in is sorted later in the same scope
 (``files.sort()``, ``files = sorted(files)``), or only counted/tested.
 """
 
-from typing import Iterator, Optional, Set, Tuple
+from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING, Iterator, Optional, Set, Tuple
 
+from .._lazy import cst
 from ..tables.data_order import ORDER_FREE, ORDER_PASSING
-from .index import CallSite
 from .nodes import code_children
 from .scopes import lookup
+
+if TYPE_CHECKING:  # only for annotations: importing it would load libcst
+    from .index import CallSite
 
 
 def builtin_name(call: cst.Call, site: CallSite) -> Optional[str]:
