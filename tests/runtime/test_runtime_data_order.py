@@ -252,28 +252,18 @@ def test_runtime_det204_worker_init_fn_gives_distinct_reproducible_draws(
     assert first == second, f"reseeded workers are not reproducible: {first!r} != {second!r}"
 
 
-def test_runtime_det202_shuffle_order_follows_global_rng() -> None:
-    plain, extra = with_and_without_extra_draw(DET202_FLAGGED)
+@pytest.mark.parametrize("code, flagged", [("DET202", DET202_FLAGGED), ("DET205", DET205_FLAGGED)])
+def test_runtime_det202_det205_order_follows_global_rng(code: str, flagged: str) -> None:
+    plain, extra = with_and_without_extra_draw(flagged)
     assert plain
-    assert plain != extra, f"one extra global draw did not change the order: {plain}"
+    assert plain != extra, f"{code}: one extra global draw did not change the order: {plain}"
 
 
-def test_runtime_det202_generator_makes_order_independent() -> None:
-    plain, extra = with_and_without_extra_draw(DET202_FIXED)
+@pytest.mark.parametrize("code, fixed", [("DET202", DET202_FIXED), ("DET205", DET205_FIXED)])
+def test_runtime_det202_det205_generator_makes_order_independent(code: str, fixed: str) -> None:
+    plain, extra = with_and_without_extra_draw(fixed)
     assert plain
-    assert plain == extra, f"order changed despite generator=: {plain} != {extra}"
-
-
-def test_runtime_det205_random_split_follows_global_rng() -> None:
-    plain, extra = with_and_without_extra_draw(DET205_FLAGGED)
-    assert plain
-    assert plain != extra, f"one extra global draw did not change the split: {plain}"
-
-
-def test_runtime_det205_generator_makes_split_independent() -> None:
-    plain, extra = with_and_without_extra_draw(DET205_FIXED)
-    assert plain
-    assert plain == extra, f"split changed despite generator=: {plain} != {extra}"
+    assert plain == extra, f"{code}: order changed despite generator=: {plain} != {extra}"
 
 
 def test_runtime_det207_set_order_depends_on_hash_seed() -> None:
