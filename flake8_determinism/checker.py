@@ -82,17 +82,21 @@ def check_source(
     rules: Iterable = ALL_RULES,
     use_precheck: bool = True,
     tree: Optional[ast.Module] = None,
+    words_checked: bool = False,
 ) -> List[Finding]:
     """All findings for ``source``; [] when nothing can fire or it cannot be parsed.
 
     ``tree`` is the ``ast`` tree when the caller has one (flake8 does); without
     it we build one: ~10x cheaper than libcst's parse, it rejects what Python
     rejects and guards libcst's native parser, which can crash on code nested
-    deeper than Python itself accepts.
+    deeper than Python itself accepts.  ``words_checked``: ``rules`` already
+    passed the pre-check's first stage (the plugin runs it before importing us).
     """
     settings = settings or Settings()
     rules = tuple(rules)
-    if use_precheck and not precheck.rules_for_words(source, settings, rules):
+    if use_precheck and not words_checked:
+        rules = tuple(precheck.rules_for_words(source, settings, rules))
+    if not rules:
         return []
     if tree is None:
         try:
@@ -100,7 +104,7 @@ def check_source(
         except (SyntaxError, RecursionError, MemoryError, ValueError):
             return []
     if use_precheck:
-        rules = tuple(select_rules(source, tree, settings, rules))
+        rules = tuple(precheck.rules_for_shape(tree, source.splitlines(True), settings, rules))
         if not rules:
             return []
     # libcst builds hundreds of thousands of small acyclic objects; the cyclic

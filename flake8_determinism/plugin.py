@@ -62,9 +62,10 @@ class DeterminismChecker:
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         source = "".join(self.lines)
-        if not precheck.rules_for_words(source, self.settings, ALL_RULES):
+        candidates = precheck.rules_for_words(source, self.settings, ALL_RULES)
+        if not candidates:
             return  # nothing can fire: libcst is never loaded for this file
         from .checker import check_source  # loads libcst, only for files that need it
 
-        for finding in check_source(source, self.settings, tree=self.tree):
+        for finding in check_source(source, self.settings, candidates, tree=self.tree, words_checked=True):
             yield finding.line, finding.column, finding.message, type(self)
