@@ -28,7 +28,8 @@ def builtin_name(call: cst.Call, site: CallSite) -> Optional[str]:
     return None
 
 
-def _comprehension_of(comp_for: cst.CompFor, parents) -> Optional[cst.CSTNode]:
+def comprehension_of(comp_for: cst.CompFor, parents) -> Optional[cst.CSTNode]:
+    """The list/set/dict comprehension or generator a ``for ... in`` clause belongs to."""
     node = parents.get(id(comp_for))
     while isinstance(node, cst.CompFor):
         node = parents.get(id(node))
@@ -51,7 +52,7 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite) -> bool:
                 continue
             return True
         if isinstance(parent, cst.CompFor) and parent.iter is current:
-            comprehension = _comprehension_of(parent, parents)
+            comprehension = comprehension_of(parent, parents)
             if isinstance(comprehension, cst.SetComp):
                 return False
             if comprehension is None:
@@ -118,6 +119,21 @@ def _sorts_name(call: cst.Call, name: str) -> bool:
     return False
 
 
+def _names_sorted_in(root) -> Set[str]:
+    """Names that ``root`` sorts: ``name.sort()`` or ``sorted(name ...)``."""
+    names = set()
+    for node, _ in _walk_with_parents(root):
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "sort" and isinstance(func.value, cst.Name):
+            names.add(func.value.value)
+        elif isinstance(func, cst.Name) and func.value == "sorted" and node.args:
+            if isinstance(node.args[0].value, cst.Name):
+                names.add(node.args[0].value.value)
+    return names
+
+
 def _loop_results_sorted(ctx, loop: cst.For, site: CallSite) -> bool:
     """The loop only accumulates into lists that are sorted afterwards, or sorts
     what it iterates (``os.walk``: ``dirs.sort()`` and ``sorted(files)``)."""
@@ -134,13 +150,8 @@ def _loop_results_sorted(ctx, loop: cst.For, site: CallSite) -> bool:
         for target in targets:
             if _sorts_name(node, target):
                 sorted_targets.add(target)
-    if appended:
-        later_sorted = {
-            name for name in appended
-            if any(isinstance(n, cst.Call) and _sorts_name(n, name) for n, _ in _walk_with_parents(_scope_body(site)))
-        }
-        if later_sorted == appended:
-            return True
+    if appended and appended <= _names_sorted_in(_scope_body(site)):
+        return True
     # os.walk: the dirs list sorted in place fixes traversal order; files sorted where used.
     return len(targets) == 3 and set(targets[1:]) <= sorted_targets
 

@@ -4,7 +4,7 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
-from ..analysis.flow import builtin_name, order_used
+from ..analysis.flow import builtin_name, comprehension_of, order_used
 from ..analysis.scopes import lookup
 from ..tables.data_order import ORDER_TAKING
 from .base import Report, Rule
@@ -99,9 +99,7 @@ class OrderFromSet(Rule):
         if isinstance(parent, cst.For):
             return parent.iter is node
         if isinstance(parent, cst.CompFor) and parent.iter is node:
-            comprehension = ctx.index.parents.get(id(parent))
-            while isinstance(comprehension, cst.CompFor):
-                comprehension = ctx.index.parents.get(id(comprehension))
+            comprehension = comprehension_of(parent, ctx.index.parents)
             if isinstance(comprehension, (cst.ListComp, cst.GeneratorExp, cst.DictComp)):
                 return order_used(ctx, comprehension, site)
         return False
