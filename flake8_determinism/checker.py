@@ -11,7 +11,7 @@ from .analysis.context import FileContext
 from .positions import start_positions
 from .rules import ALL_RULES
 from .settings import Settings
-from .tables import rng_draws, rng_objects, seeding, sklearn
+from .tables import cuda_ops, determinism, rng_draws, rng_objects, seeding, sklearn, stochastic
 
 
 class Finding(NamedTuple):
@@ -28,6 +28,8 @@ def _known_names() -> frozenset:
     names = set(seeding.SEEDERS) | set(rng_objects.UNSEEDED_CONSTRUCTORS) | set(sklearn.SKLEARN_RANDOM_STATE)
     names |= rng_draws.PYTHON_RANDOM | rng_draws.NUMPY_LEGACY | rng_draws.TORCH_GLOBAL
     names |= set(rng_draws.TF_DRAWS) | set(rng_draws.MINDSPORE_DRAWS)
+    names |= set(determinism.ENABLERS) | set(stochastic.DROPOUT) | set(stochastic.RANDOM_TRANSFORMS)
+    names |= {name for op in cuda_ops.TORCH_OPS for name in op.names} | set(cuda_ops.MINDSPORE_ASCEND_OPS)
     return frozenset(names)
 
 

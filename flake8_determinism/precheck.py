@@ -133,12 +133,4 @@ def rules_for_words(source: str, settings, rules):
 def rules_for_shape(tree: ast.Module, lines, settings, rules):
     """Stage 2: look for each rule's words only in the code where it can fire."""
     shape = module_shape(tree, lines)
-    kept = []
-    for rule in rules:
-        scope = getattr(rule, "precheck_scope", None)
-        if scope == "entry" and not shape.is_entry:
-            continue
-        library_draw = scope == "draw" and not shape.is_entry and not settings.strict
-        if rule.might_fire(shape.import_time if library_draw else shape.code, settings):
-            kept.append(rule)
-    return kept
+    return [rule for rule in rules if rule.might_fire_in(shape, settings)]

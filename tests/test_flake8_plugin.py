@@ -33,8 +33,9 @@ def test_readme_example_reports():
     assert result.stderr == ""
     reported = codes_by_line(result.stdout)
     assert reported == [
-        "24:23 DET206", "25:22 DET206", "27:20 DET103", "27:20 DET204", "35:29 DET101", "61:26 DET205",
-        "62:20 DET201", "62:20 DET202", "63:18 DET201", "63:18 DET202", "73:13 DET104", "96:5 DET105",
+        "24:23 DET206", "25:22 DET206", "27:20 DET103", "27:20 DET204", "35:29 DET101", "47:13 DET401",
+        "55:26 DET401", "61:26 DET205", "62:20 DET201", "62:20 DET202", "63:18 DET201", "63:18 DET202",
+        "68:5 DET301", "73:13 DET104", "96:5 DET105", "100:1 DET303",
     ]
 
 

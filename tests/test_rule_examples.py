@@ -4,6 +4,7 @@ import pytest
 
 from flake8_determinism.checker import check_source
 from flake8_determinism.rules import ALL_RULES
+from flake8_determinism.settings import Settings
 
 INVALID = [(rule, src) for rule in ALL_RULES for src in rule.invalid]
 VALID = [(rule, src) for rule in ALL_RULES for src in rule.valid]
@@ -11,12 +12,14 @@ VALID = [(rule, src) for rule in ALL_RULES for src in rule.valid]
 
 @pytest.mark.parametrize("rule,source", INVALID, ids=["%s-%d" % (r.code, i) for i, (r, _) in enumerate(INVALID)])
 def test_invalid_example_is_reported(rule, source):
-    assert rule.code in [f.code for f in check_source(source)]
+    settings = Settings.from_values(**rule.example_settings)
+    assert rule.code in [f.code for f in check_source(source, settings)]
 
 
 @pytest.mark.parametrize("rule,source", VALID, ids=["%s-%d" % (r.code, i) for i, (r, _) in enumerate(VALID)])
 def test_valid_example_is_not_reported(rule, source):
-    assert rule.code not in [f.code for f in check_source(source)]
+    settings = Settings.from_values(**rule.example_settings)
+    assert rule.code not in [f.code for f in check_source(source, settings)]
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=[r.code for r in ALL_RULES])
@@ -35,6 +38,6 @@ def test_codes_are_unique_and_sorted():
 
 def test_messages_name_problem_and_fix():
     for rule, source in INVALID:
-        for finding in check_source(source):
+        for finding in check_source(source, Settings.from_values(**rule.example_settings)):
             assert finding.message.startswith(finding.code + " ")
             assert " — " in finding.message, finding.message

@@ -17,14 +17,17 @@ from typing import Dict, FrozenSet, List, Optional, Set
 
 import libcst as cst
 
+from ..tables import determinism as D
 from ..tables import seeding as T
 from ..tables.aliases import KNOWN_ROOTS
 from .args import is_none
-from .index import CallSite, ModuleIndex
+from .index import Assignment, CallSite, ModuleIndex
 from .scopes import FunctionInfo, Resolver
+from .switches import assignment_switches, call_switches
 
 _EMPTY: FrozenSet[str] = frozenset()
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
+_SWITCH_ATTRIBUTES = frozenset({"deterministic"})  # attribute assignments that can flip a switch
 
 
 class ModuleFacts:
@@ -35,7 +38,8 @@ class ModuleFacts:
         self._qualname = qualname
         self.local_callee: Dict[int, FunctionInfo] = {}  # id(call node) -> local function
         self.callers: Dict[int, List[CallSite]] = {}  # id(function node) -> call sites
-        self.direct_seeds: Dict[int, FrozenSet[str]] = {}  # id(call node) -> frameworks
+        self.direct_seeds: Dict[int, FrozenSet[str]] = {}  # id(call node) -> frameworks and switches
+        self.assignment_effects: List[tuple] = []  # (Assignment, switches it turns on)
         self._seeds_of_function: Dict[int, FrozenSet[str]] = {}
         self._entry_memo: Dict[tuple, bool] = {}
         self._link_calls()
@@ -51,9 +55,19 @@ class ModuleFacts:
                 self.local_callee[id(site.node)] = callee
                 self.callers.setdefault(id(callee.node), []).append(site)
             else:
-                seeds = self._seeds_by_name(site)
+                seeds = self._seeds_by_name(site) | call_switches(site, self._qualname(site), self.index.parents)
                 if seeds:
                     self.direct_seeds[id(site.node)] = seeds
+        for assignment in self.index.assignments:
+            switches = assignment_switches(assignment, self._assigned_name(assignment))
+            if switches:
+                self.assignment_effects.append((assignment, switches))
+
+    def _assigned_name(self, assignment: Assignment) -> Optional[str]:
+        target = assignment.target
+        if isinstance(target, cst.Attribute) and target.attr.value not in _SWITCH_ATTRIBUTES:
+            return None
+        return self.resolver.resolve(target, assignment.scope, assignment.order)
 
     def _seeds_by_name(self, site: CallSite) -> FrozenSet[str]:
         qualname = self._qualname(site)
@@ -91,6 +105,9 @@ class ModuleFacts:
             callee = self.local_callee.get(id(site.node))
             if callee is not None:
                 callees.setdefault(key, set()).add(id(callee.node))
+        for assignment, switches in self.assignment_effects:
+            if assignment.fn is not None:
+                direct.setdefault(id(assignment.fn.node), set()).update(switches)
         result = {k: set(v) for k, v in direct.items()}
         changed = True
         while changed:
@@ -112,12 +129,16 @@ class ModuleFacts:
 
     def _collect_events(self) -> None:
         # framework -> function key (None: module level) -> orders of seeding calls
-        self.events: Dict[str, Dict[Optional[int], List[int]]] = {fw: {} for fw in T.ALL_FRAMEWORKS}
-        for site in self.index.calls:
-            seeds = self.call_seeds(site)
-            key = id(site.fn.node) if site.fn is not None else None
+        # (switches count as "frameworks" here: turning one on is an event like seeding)
+        self.events: Dict[str, Dict[Optional[int], List[int]]] = {
+            fw: {} for fw in T.ALL_FRAMEWORKS | D.SWITCHES
+        }
+        effects = [(site, self.call_seeds(site)) for site in self.index.calls] + self.assignment_effects
+        effects.sort(key=lambda pair: pair[0].order)
+        for where, seeds in effects:
+            key = id(where.fn.node) if where.fn is not None else None
             for fw in seeds:
-                self.events[fw].setdefault(key, []).append(site.order)
+                self.events[fw].setdefault(key, []).append(where.order)
 
     def _is_entry_function(self, fn: FunctionInfo) -> bool:
         """Run from outside this module (never called here, but reachable)."""
@@ -162,8 +183,8 @@ class ModuleFacts:
 
     def seeds_anything(self) -> bool:
         """Any reachable seeding at all, or an explicit ``random_state=``/``seed=`` somewhere."""
-        for per_fn in self.events.values():
-            for key in per_fn:
+        for framework in T.ALL_FRAMEWORKS:
+            for key in self.events[framework]:
                 if key is None:
                     return True
                 fn = self.index.functions.get(key)
@@ -175,6 +196,10 @@ class ModuleFacts:
                     if not is_none(arg.value):
                         return True
         return False
+
+    def turns_on(self, switch: str) -> bool:
+        """Does the module turn ``switch`` on anywhere (tables/determinism.py)?"""
+        return bool(self.events[switch])
 
     # -- entry / training ------------------------------------------------------
     @property

@@ -1,5 +1,6 @@
 """Every rule, one class per module named after its code (``det104.py`` holds DET104);
-``dataloader.py`` holds what DET201/DET202 share."""
+``dataloader.py``, ``cudnn.py`` and ``stochastic.py`` hold what DET201/202,
+DET301/302 and DET401/402 share."""
 
 from .det100 import UnseededTrainingScript
 from .det101 import UnseededPythonRandom
@@ -18,6 +19,14 @@ from .det205 import SamplerWithoutGenerator
 from .det206 import UnsortedListing
 from .det207 import OrderFromSet
 from .det208 import HashSeedSetInProcess
+from .det301 import CudnnBenchmark
+from .det302 import CudnnNotDeterministic
+from .det303 import DeterministicAlgorithmsOff
+from .det304 import NondeterministicCudaOp
+from .det305 import CublasWorkspaceNotSet
+from .det306 import TensorFlowOpDeterminismOff
+from .det401 import UnseededDropout
+from .det402 import UnseededRandomTransform
 
 ALL_RULES = (
     UnseededTrainingScript(),
@@ -37,4 +46,12 @@ ALL_RULES = (
     UnsortedListing(),
     OrderFromSet(),
     HashSeedSetInProcess(),
+    CudnnBenchmark(),
+    CudnnNotDeterministic(),
+    DeterministicAlgorithmsOff(),
+    NondeterministicCudaOp(),
+    CublasWorkspaceNotSet(),
+    TensorFlowOpDeterminismOff(),
+    UnseededDropout(),
+    UnseededRandomTransform(),
 )

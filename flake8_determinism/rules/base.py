@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar, FrozenSet, Iterable, Iterator, Named
 from .._lazy import cst
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
-    from ..precheck import SourceText
+    from ..precheck import ModuleShape, SourceText
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
 
@@ -33,9 +33,19 @@ class Rule:
     precheck_scope: ClassVar[Optional[str]] = None
     invalid: ClassVar[Tuple[str, ...]] = ()
     valid: ClassVar[Tuple[str, ...]] = ()
+    # Settings the examples are linted with (``Settings.from_values`` keywords).
+    example_settings: ClassVar[dict] = {}
 
     def might_fire(self, text: SourceText, settings) -> bool:
         return not self.triggers or text.has_any(self.triggers)
+
+    def might_fire_in(self, shape: ModuleShape, settings) -> bool:
+        """The pre-check's second stage: look for the words only where the rule can fire."""
+        scope = self.precheck_scope
+        if scope == "entry" and not shape.is_entry:
+            return False
+        library_draw = scope == "draw" and not shape.is_entry and not settings.strict
+        return self.might_fire(shape.import_time if library_draw else shape.code, settings)
 
     def check(self, ctx: FileContext) -> Iterable[Report]:
         raise NotImplementedError
@@ -83,3 +93,11 @@ class GlobalDrawRule(Rule):
         return "%s() draws from %s, which %s in this module; the values change every run — %s" % (
             ctx.spelling(site), self.rng_name, when, self.fix,
         )
+
+
+def module_report(ctx: FileContext, message: str) -> Report:
+    """A finding about the whole module: at its ``__main__`` guard, else at line 1."""
+    guards = ctx.index.main_guards
+    if guards:
+        return Report(guards[0].test, message, column=0)
+    return Report(None, message, line=1, column=0)

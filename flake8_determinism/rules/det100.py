@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from .base import Report, Rule
+from .base import Report, Rule, module_report
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -45,8 +45,4 @@ class UnseededTrainingScript(Rule):
             "training script seeds no RNG: weight init, dropout and data order differ every run"
             " — seed random, NumPy and your framework at start-up (e.g. seed_everything(SEED))"
         )
-        guards = ctx.index.main_guards
-        if guards:
-            yield Report(guards[0].test, message, column=0)
-        else:
-            yield Report(None, message, line=1, column=0)
+        yield module_report(ctx, message)

@@ -1,0 +1,182 @@
+"""Which deterministic-mode switches a call or an assignment turns on (tables/determinism.py).
+
+``call_switches`` and ``assignment_switches`` feed the events of ``ModuleFacts``,
+so "is CUBLAS_WORKSPACE_CONFIG set before this call?" is answered like "is torch
+seeded before this draw?" (order, local helpers).  The config-dict helpers read
+mmengine's ``randomness=dict(...)``/``env_cfg=dict(...)`` wherever they are written.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional, Tuple
+
+from .._lazy import cst
+from ..tables import determinism as D
+from ..tables.aliases import KNOWN_ROOTS
+from .args import MISSING, UNKNOWN, find_arg, literal
+from .flow import builtin_name
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from .index import Assignment, CallSite
+
+_NONE: FrozenSet[str] = frozenset()
+ON, OFF, WARN, UNREAD = "on", "off", "warn", "unread"
+
+
+def flag_state(call: cst.Call, keyword: Optional[str], position: Optional[int], on=(True,), warn=()) -> str:
+    """``ON``/``WARN``/``OFF`` for a literal flag argument, ``UNREAD`` when not a literal; absent: ``OFF``."""
+    value = find_arg(call, keyword, position)
+    if value is MISSING:
+        return OFF
+    if value is UNKNOWN:
+        return UNREAD
+    known, constant = literal(value)
+    if not known:
+        return UNREAD
+    if constant in warn:
+        return WARN
+    return ON if constant in on or (on == (True,) and constant is not False and bool(constant)) else OFF
+
+
+def enabler_state(qualname: str, call: cst.Call) -> Tuple[str, FrozenSet[str]]:
+    """(state, switches) of a call to an ``ENABLERS`` helper."""
+    enabler = D.ENABLERS[qualname]
+    state = ON if enabler.keyword is None else flag_state(call, enabler.keyword, enabler.position, enabler.on,
+                                                         enabler.warn)
+    if state == ON and enabler.warn_keyword is not None:
+        warn_only = flag_state(call, enabler.warn_keyword, None)
+        state = WARN if warn_only == ON else UNREAD if warn_only == UNREAD else ON
+    return state, enabler.switches
+
+
+def _switches_for(state: str, switches: FrozenSet[str]) -> FrozenSet[str]:
+    if state == ON:
+        return switches
+    if state == WARN:
+        return (switches - {D.ALGORITHMS}) | {D.ALGORITHMS_WARN_ONLY}
+    if state == UNREAD:
+        return frozenset({D.DETERMINISM_UNREAD})
+    return _NONE
+
+
+def call_switches(site: CallSite, qualname: Optional[str], parents) -> FrozenSet[str]:
+    """Switches turned on by running this call."""
+    call = site.node
+    if qualname in D.ENABLERS:
+        return _switches_for(*enabler_state(qualname, call))
+    if qualname in D.ENV_SETTERS:
+        return _env_switches(find_arg(call, "key", 0), find_arg(call, "value", 1))
+    if qualname == D.ENV_UPDATE:
+        found: FrozenSet[str] = _NONE
+        for key, value in _update_items(call):
+            found = found | _env_switches(key, value)
+        return found
+    if qualname in D.MMENGINE_RUNNERS:
+        return _randomness_switches(find_arg(call, D.MMENGINE_RANDOMNESS, None))
+    if qualname is None and builtin_name(call, site) == "dict":
+        if config_variable(site, parents) == D.MMENGINE_RANDOMNESS:
+            return _randomness_switches(call)
+        return _NONE
+    if _is_named_helper(site, qualname):
+        return frozenset({D.DETERMINISM_UNREAD})
+    return _NONE
+
+
+def _is_named_helper(site: CallSite, qualname: Optional[str]) -> bool:
+    if qualname is not None and qualname.split(".")[0] in KNOWN_ROOTS:
+        return False
+    name = site.method_name.lower()
+    return any(part in name for part in D.DETERMINISM_NAME_PARTS)
+
+
+def assignment_switches(assignment: Assignment, target_name: Optional[str]) -> FrozenSet[str]:
+    """Switches turned on by ``cudnn.deterministic = True`` or ``os.environ[KEY] = value``."""
+    if target_name == D.CUDNN_DETERMINISTIC:
+        state = _literal_state(assignment.value)
+        return _switches_for(state, frozenset({D.CUDNN_DETERMINISTIC}))
+    if target_name == D.ENVIRON + "[]":
+        return _env_switches(subscript_key(assignment.target), assignment.value)
+    return _NONE
+
+
+def _literal_state(value) -> str:
+    if value is None:
+        return UNREAD  # augmented assignment
+    known, constant = literal(value)
+    if not known:
+        return UNREAD
+    return ON if constant is True else OFF
+
+
+def subscript_key(target) -> object:
+    """The single index expression of ``x[key]``, else ``MISSING``."""
+    if isinstance(target, cst.Subscript) and len(target.slice) == 1:
+        element = target.slice[0].slice
+        if isinstance(element, cst.Index):
+            return element.value
+    return MISSING
+
+
+def _env_switches(key, value) -> FrozenSet[str]:
+    if key in (MISSING, UNKNOWN) or value in (MISSING, UNKNOWN):
+        return _NONE
+    known, name = literal(key)
+    if not known:
+        return _NONE
+    known, text = literal(value)
+    if name == D.CUBLAS_VARIABLE and (not known or text in D.CUBLAS_VALUES):
+        return frozenset({D.CUBLAS_CONFIG})
+    if name in D.TF_DETERMINISM_VARIABLES and (not known or str(text) not in D.TF_DETERMINISM_OFF):
+        return frozenset({D.TF_OP_DETERMINISM})
+    return _NONE
+
+
+def _update_items(call: cst.Call) -> Iterator[tuple]:
+    """(key, value) pairs of ``os.environ.update({...})`` / ``update(KEY=value)``."""
+    for arg in call.args:
+        if arg.keyword is not None:
+            yield cst.SimpleString(repr(arg.keyword.value)), arg.value
+        elif isinstance(arg.value, cst.Dict):
+            for element in arg.value.elements:
+                if isinstance(element, cst.DictElement):
+                    yield element.key, element.value
+
+
+# -- mmengine config dicts -----------------------------------------------------------
+def dict_entry(expr, key: str):
+    """``expr[key]`` for a ``dict(...)`` call or ``{...}`` display; ``MISSING``/``UNKNOWN`` otherwise."""
+    if isinstance(expr, cst.Dict):
+        hidden = False
+        for element in expr.elements:
+            if isinstance(element, cst.DictElement):
+                if literal(element.key) == (True, key):
+                    return element.value
+            else:
+                hidden = True  # ``**other``
+        return UNKNOWN if hidden else MISSING
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict":
+        return find_arg(expr, key, None)
+    return UNKNOWN
+
+
+def _randomness_switches(config) -> FrozenSet[str]:
+    if config in (MISSING, UNKNOWN):
+        return _NONE
+    value = dict_entry(config, "deterministic")
+    if value is MISSING:
+        return _NONE
+    state = UNREAD if value is UNKNOWN else _literal_state(value)
+    return _switches_for(state, frozenset({D.ALGORITHMS, D.CUDNN_DETERMINISTIC}))
+
+
+def config_variable(site: CallSite, parents) -> Optional[str]:
+    """For a ``dict(...)`` call: the keyword it is passed as (``env_cfg=dict(...)``)
+    or the plain name it is assigned to (``env_cfg = dict(...)`` in a config file)."""
+    parent = parents.get(id(site.node))
+    if isinstance(parent, cst.Arg) and parent.keyword is not None:
+        return parent.keyword.value
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+        target = parent.targets[0].target
+        if isinstance(target, cst.Name):
+            return target.value
+    return None

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from .._lazy import cst
+from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..analysis.flow import builtin_name
+from ..analysis.switches import ON, config_variable, dict_entry, flag_state
+from ..tables.determinism import BENCHMARK_ON, CUDNN_BENCHMARK, MMENGINE_ENV_CFG, MMENGINE_RUNNERS
+from .base import Report, Rule
+from .cudnn import flag_assignments
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+
+_WHY = (
+    "the cuDNN autotuner times several convolution algorithms per input shape and keeps the fastest,"
+    " which can differ run to run"
+)
+
+
+class CudnnBenchmark(Rule):
+    """DET301: the cuDNN autotuner is switched on.
+
+    What it does: reports ``torch.backends.cudnn.benchmark = True`` (however
+    ``cudnn`` is imported), ``torch.backends.cudnn.flags(benchmark=True)``,
+    Lightning ``Trainer(benchmark=True)`` and mmengine
+    ``env_cfg=dict(cudnn_benchmark=True)`` (a Runner argument or a config variable).
+    A value that is not a literal (``benchmark = args.benchmark``) is left alone.
+
+    Why it matters: benchmarking noise decides which algorithm wins, so two runs
+    can use different kernels with different rounding, even on one machine.
+
+    Example: ``torch.backends.cudnn.benchmark = True``.
+    Fix: set it to ``False`` (``determinism-fix`` does), or ``benchmark=False``.
+    """
+
+    code = "DET301"
+    triggers = frozenset({"benchmark", MMENGINE_ENV_CFG[1]})
+    invalid = (
+        "import torch\ntorch.backends.cudnn.benchmark = True\n",
+        "from torch.backends import cudnn\ncudnn.benchmark = True\n",
+        "import lightning as L\ntrainer = L.Trainer(benchmark=True)\n",
+        "env_cfg = dict(cudnn_benchmark=True)\n",
+    )
+    valid = (
+        "import torch\ntorch.backends.cudnn.benchmark = False\n",
+        "class Cfg:\n    pass\ncudnn = Cfg()\ncudnn.benchmark = True\n",
+        "import lightning as L\ntrainer = L.Trainer(benchmark=False)\n",
+    )
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        for assignment in flag_assignments(ctx, CUDNN_BENCHMARK, True):
+            yield Report(assignment.target, "cudnn.benchmark = True: %s — set it to False" % _WHY)
+        for site in ctx.calls_to(BENCHMARK_ON):
+            keyword, position = BENCHMARK_ON[site.qualname]
+            if flag_state(site.node, keyword, position) == ON:
+                yield Report(site.node, "%s(benchmark=True): %s — pass benchmark=False" % (ctx.spelling(site), _WHY))
+        yield from self._mmengine(ctx)
+
+    def _mmengine(self, ctx: FileContext) -> Iterator[Report]:
+        variable, key = MMENGINE_ENV_CFG
+        configs = []
+        for site in ctx.calls_by_name.get(next(iter(MMENGINE_RUNNERS)), ()):
+            value = find_arg(site.node, variable, None)
+            if isinstance(value, cst.Dict):
+                configs.append(value)
+        for site in ctx.index.calls:
+            if site.method_name == "dict" and builtin_name(site.node, site) == "dict":
+                if config_variable(site, ctx.index.parents) == variable:
+                    configs.append(site.node)
+        for config in configs:
+            value = dict_entry(config, key)
+            if value not in (MISSING, UNKNOWN) and literal(value) == (True, True):
+                yield Report(value, "%s=dict(%s=True): mmengine turns cudnn.benchmark on; %s — set %s=False"
+                             % (variable, key, _WHY, key))

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..tables.determinism import CUDNN_DETERMINISTIC
+from .base import Report, Rule
+from .cudnn import flag_assignments
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+
+_MESSAGE = (
+    "cuDNN may then pick nondeterministic convolution algorithms (atomic adds in the backward pass),"
+    " so gradients differ run to run — set torch.backends.cudnn.deterministic = True"
+)
+
+
+class CudnnNotDeterministic(Rule):
+    """DET302: cuDNN determinism switched off explicitly.
+
+    What it does: reports ``torch.backends.cudnn.deterministic = False`` (however
+    ``cudnn`` is imported) and ``torch.backends.cudnn.flags(deterministic=False)``
+    written out.  A value that is not a literal is left alone.
+
+    Why it matters: without it cuDNN may choose convolution kernels that
+    accumulate with atomics in a varying order, so results differ in the last
+    bits every run and the differences grow during training.
+
+    Example: ``torch.backends.cudnn.deterministic = False``.
+    Fix: set it to ``True`` (``determinism-fix`` does).
+    """
+
+    code = "DET302"
+    triggers = frozenset({"deterministic"})
+    invalid = ("import torch.backends.cudnn as cudnn\ncudnn.deterministic = False\n",)
+    valid = ("import torch\ntorch.backends.cudnn.deterministic = True\n", "deterministic = False\n")
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        for assignment in flag_assignments(ctx, CUDNN_DETERMINISTIC, False):
+            yield Report(assignment.target, "cudnn.deterministic = False: " + _MESSAGE)
+        for site in ctx.calls_by_name.get("torch.backends.cudnn.flags", ()):
+            if _explicit_false(site.node):
+                yield Report(site.node, "%s(deterministic=False): %s" % (ctx.spelling(site), _MESSAGE))
+
+
+def _explicit_false(call) -> bool:
+    value = find_arg(call, "deterministic", 3)
+    return value not in (MISSING, UNKNOWN) and literal(value) == (True, False)

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..tables.determinism import TORCH_DETERMINISM, TORCH_TRAINING_ROOTS
+from .base import Report, Rule, module_report
+from .det100 import UnseededTrainingScript
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+
+_SWITCH = "torch.use_deterministic_algorithms"
+_WHY = "ops with nondeterministic CUDA kernels (atomic-add reductions, index/scatter backward) differ run to run"
+
+
+class DeterministicAlgorithmsOff(Rule):
+    """DET303: deterministic algorithms off, or never turned on in a torch training script.
+
+    What it does: reports ``torch.use_deterministic_algorithms(False)``, and a
+    torch training entry module (RULES.md) that turns on no deterministic mode:
+    no ``use_deterministic_algorithms(True, ...)``, no
+    ``cudnn.deterministic = True``, and no helper that does
+    (``transformers.enable_full_determinism``, ``TrainingArguments(full_determinism=True)``,
+    Lightning ``Trainer(deterministic=True)``, mmengine
+    ``set_random_seed(..., deterministic=True)`` / ``Runner(randomness=dict(deterministic=True))``,
+    ``accelerate.utils.set_seed(..., deterministic=True)``, fastai
+    ``set_seed(..., reproducible=True)``, or a helper named for determinism).
+    The second is reported once, at the ``__main__`` guard, else at line 1.
+
+    Why it matters: seeding fixes the random numbers, not the order in which
+    CUDA kernels add floats; without a deterministic mode the same seed still
+    gives different losses.
+
+    Example: ``torch.use_deterministic_algorithms(False)``.
+    Fix: ``torch.use_deterministic_algorithms(True)`` at start-up (``determinism-fix`` adds it).
+    """
+
+    code = "DET303"
+    training_words = UnseededTrainingScript.triggers
+    triggers = frozenset({"use_deterministic_algorithms"}) | training_words
+    invalid = (
+        "import torch\ntorch.use_deterministic_algorithms(False)\n",
+        "import torch\nmodel = torch.nn.Linear(2, 1)\nmodel(torch.ones(2)).sum().backward()\n",
+    )
+    valid = (
+        "import torch\ntorch.use_deterministic_algorithms(True)\nmodel = torch.nn.Linear(2, 1)\n"
+        "model(torch.ones(2)).sum().backward()\n",
+        "import torch\ntorch.backends.cudnn.deterministic = True\nmodel = torch.nn.Linear(2, 1)\n"
+        "model(torch.ones(2)).sum().backward()\n",
+        "import torch\ndef train(model):\n    model(torch.ones(2)).sum().backward()\n",
+    )
+
+    def might_fire_in(self, shape, settings) -> bool:
+        text = shape.code
+        if "use_deterministic_algorithms" in text:
+            return True
+        return shape.is_entry and text.has_any(self.training_words) and text.has_any(TORCH_TRAINING_ROOTS)
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        turned_off = False
+        for site in ctx.calls_by_name.get(_SWITCH, ()):
+            mode = find_arg(site.node, "mode", 0)
+            if mode not in (MISSING, UNKNOWN) and literal(mode) == (True, False):
+                turned_off = True
+                yield Report(site.node, "%s(False) turns deterministic algorithms off: %s — pass True"
+                             % (ctx.spelling(site), _WHY))
+        if turned_off or not ctx.index.imported_roots & TORCH_TRAINING_ROOTS:
+            return
+        facts = ctx.facts
+        if facts.is_training_entry and not any(facts.turns_on(s) for s in TORCH_DETERMINISM):
+            yield module_report(
+                ctx,
+                "training script turns on no deterministic mode: even with a fixed seed, %s"
+                " — call torch.use_deterministic_algorithms(True) at start-up" % _WHY,
+            )

@@ -1,0 +1,187 @@
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
+
+from .._lazy import cst
+from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..tables import cuda_ops as T
+from ..tables.determinism import ALGORITHMS, ALGORITHMS_WARN_ONLY, CUDNN_DETERMINISTIC, MS_DETERMINISTIC
+from .base import Report, Rule, last_parts
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+    from ..analysis.index import CallSite
+
+YES, NO, MAYBE = "yes", "no", "maybe"
+_METHOD = "torch.Tensor."
+_DETERMINISM_WORDS = frozenset(
+    {"use_deterministic_algorithms", "enable_full_determinism", "deterministic", "full_determinism"}
+)
+
+
+@lru_cache(maxsize=None)
+def _table(version: Tuple[int, int]):
+    """(qualified name -> ops, method name -> ops, pre-check words for default mode, for strict)."""
+    by_name = T.names_by_version(version)
+    methods = {n[len(_METHOD):]: ops for n, ops in by_name.items() if n.startswith(_METHOD)}
+    throws = last_parts(n for n, ops in by_name.items() if any(op.group == T.THROWS and op.visible for op in ops))
+    every = last_parts(by_name) | last_parts(T.MINDSPORE_ASCEND_OPS)
+    return by_name, methods, throws, every
+
+
+class NondeterministicCudaOp(Rule):
+    """DET304: an op without a deterministic CUDA kernel (catalog §1.1(c), by target torch version).
+
+    What it does: by default, reports an op of ``use_deterministic_algorithms``'s
+    "throws RuntimeError" list in a module that turns deterministic algorithms on
+    without ``warn_only`` -- the call will raise there.  Each op is reported only
+    when its condition can hold: ``bincount`` with ``weights``,
+    ``interpolate``/``nn.Upsample`` in a linear-family mode, ``put_`` (any
+    ``accumulate``), ``EmbeddingBag`` with ``mode="max"``, ``scatter_reduce``
+    with ``reduce="prod"``, ``median`` with ``dim``, ``F.pad`` with ``mode="reflect"``.
+    In strict mode, also every op of either list (Conv, ``index_add``,
+    ``scatter_add_``, ``index_put_`` without ``accumulate``, ...) in a module
+    that does not turn deterministic algorithms on, ops whose condition is
+    never visible (``NLLLoss``: spatial targets), and MindSpore's Ascend ops
+    (BatchNorm, Conv2d/3d, ReduceSum, AllReduce, ...) unless
+    ``mindspore.set_deterministic(True)``/``set_context(deterministic="ON")``.
+    The list follows ``--determinism-torch-version`` (before 2.9 ``MaxPool3d``
+    and ``kthvalue`` are in the throwing list).
+
+    Why it matters: these kernels add floats with atomics in whatever order the
+    GPU schedules them, so results differ in the last bits every run; once
+    deterministic algorithms are on, the throwing ones stop the run instead.
+
+    Example: ``torch.use_deterministic_algorithms(True)`` then ``F.interpolate(x, scale_factor=2, mode="bilinear")``.
+    Fix: use a deterministic alternative (``mode="nearest"``, ``MaxPool`` for
+    ``AdaptiveAvgPool`` with fixed sizes, sort-based reductions), or pass
+    ``warn_only=True`` and accept the nondeterminism of that op.
+    """
+
+    code = "DET304"
+    invalid = (
+        "import torch\nimport torch.nn.functional as F\ntorch.use_deterministic_algorithms(True)\n"
+        "y = F.interpolate(torch.ones(1, 1, 2, 2), scale_factor=2, mode='bilinear')\n",
+    )
+    valid = (
+        "import torch\nimport torch.nn.functional as F\ntorch.use_deterministic_algorithms(True)\n"
+        "y = F.interpolate(torch.ones(1, 1, 2, 2), scale_factor=2)\n",
+        "import torch\nimport torch.nn.functional as F\n"
+        "y = F.interpolate(torch.ones(1, 1, 2, 2), scale_factor=2, mode='bilinear')\n",
+    )
+
+    def might_fire(self, text, settings) -> bool:
+        _, _, throws, every = _table(settings.torch_version)
+        if settings.strict:
+            return text.has_any(every)
+        return text.has_any(_DETERMINISM_WORDS) and text.has_any(throws)
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        facts = ctx.facts
+        raising = facts.turns_on(ALGORITHMS)
+        enabled = raising or facts.turns_on(ALGORITHMS_WARN_ONLY)
+        strict = ctx.settings.strict
+        if not raising and not strict:
+            return
+        cudnn_deterministic = facts.turns_on(CUDNN_DETERMINISTIC)
+        by_name, methods, _, _ = _table(ctx.settings.torch_version)
+        for site in ctx.index.calls:
+            for op, is_method in self._ops(ctx, site, by_name, methods):
+                holds = _condition(op.arg, site.node, is_method)
+                if holds == NO:
+                    continue
+                certain = holds == YES and op.visible
+                if op.group == T.THROWS:
+                    if raising and (certain or strict):
+                        yield Report(site.node, _raises(ctx, site, op, certain))
+                        break
+                    if strict and not raising:
+                        yield Report(site.node, _varies(ctx, site, op, enabled))
+                        break
+                elif strict and not enabled and not (op.cudnn and cudnn_deterministic):
+                    yield Report(site.node, _made_deterministic(ctx, site, op))
+                    break
+        if strict and not facts.turns_on(MS_DETERMINISTIC):
+            for site in ctx.calls_to(T.MINDSPORE_ASCEND_OPS):
+                yield Report(site.node, "%s() varies slightly run to run on Ascend (%s) — call"
+                             " mindspore.set_deterministic(True) (or set_context(deterministic='ON'))"
+                             % (ctx.spelling(site), T.MINDSPORE_ASCEND_OPS[site.qualname]))
+
+    @staticmethod
+    def _ops(ctx: FileContext, site: CallSite, by_name, methods) -> List[Tuple[T.Op, bool]]:
+        qualname = ctx.qualname(site)
+        if qualname in by_name:
+            return [(op, qualname.startswith(_METHOD)) for op in by_name[qualname]]
+        func = site.node.func
+        if not isinstance(func, cst.Attribute) or not ctx.imports_torch:
+            return []
+        ops = methods.get(func.attr.value)
+        if not ops or not _is_tensor_receiver(ctx, site, func):
+            return []
+        return [(op, True) for op in ops]
+
+
+def _is_tensor_receiver(ctx: FileContext, site: CallSite, func) -> bool:
+    """The receiver is (possibly) a tensor.  Names other libraries use too need
+    a receiver that resolves into torch or a torch-only keyword."""
+    receiver = ctx.resolve(func.value, site)
+    if receiver is not None:
+        return receiver.startswith("torch.") and receiver.endswith(")")  # ``torch.ones(3).cumsum(0)``
+    keywords = T.AMBIGUOUS_METHODS.get(func.attr.value)
+    if keywords is None:
+        return True
+    return any(a.keyword is not None and a.keyword.value in keywords for a in site.node.args)
+
+
+def _condition(arg: Optional[T.Arg], call, is_method: bool) -> str:
+    if arg is None:
+        return YES
+    position = arg.position
+    if position is not None and is_method:
+        position -= 1
+    value = find_arg(call, arg.keyword, position)
+    if value is UNKNOWN:
+        return MAYBE
+    if value is MISSING:
+        return YES if arg.default in arg.values else NO
+    known, constant = literal(value)
+    for wanted in arg.values:
+        if wanted == T.GIVEN:
+            return YES
+        if wanted == T.NOT_NONE:
+            return YES if not known else NO if constant is None else YES
+        if wanted == T.TENSOR:
+            return NO if known else YES
+    if not known:
+        return MAYBE
+    return YES if constant in arg.values else NO
+
+
+def _name(ctx: FileContext, site: CallSite) -> str:
+    return ctx.spelling(site) + "()"
+
+
+def _raises(ctx, site, op: T.Op, certain: bool) -> str:
+    verb = "raises" if certain else "may raise"
+    return (
+        "%s has no deterministic CUDA kernel (%s: %s) and this module turns on"
+        " torch.use_deterministic_algorithms(True), so it %s RuntimeError on CUDA — use a deterministic"
+        " alternative, or pass warn_only=True and accept this op's nondeterminism"
+        % (_name(ctx, site), op.doc, op.when, verb)
+    )
+
+
+def _varies(ctx, site, op: T.Op, enabled: bool) -> str:
+    why = "warn_only=True only warns" if enabled else "no deterministic kernel exists"
+    return (
+        "%s is nondeterministic on CUDA (%s: %s) and %s, so results differ run to run (strict mode)"
+        " — use a deterministic alternative or accept the variation" % (_name(ctx, site), op.doc, op.when, why)
+    )
+
+
+def _made_deterministic(ctx, site, op: T.Op) -> str:
+    return (
+        "%s is nondeterministic on CUDA (%s: %s) unless deterministic algorithms are on (strict mode)"
+        " — call torch.use_deterministic_algorithms(True)" % (_name(ctx, site), op.doc, op.when)
+    )

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from .._lazy import cst
+from ..tables.determinism import TF_GRADIENT_TAPE, TF_OP_DETERMINISM, TF_TRAINING_METHODS, TF_TRAINING_ROOTS
+from .base import Report, Rule, module_report
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+
+
+class TensorFlowOpDeterminismOff(Rule):
+    """DET306: a TensorFlow training script that does not turn on op determinism.
+
+    What it does: reports an entry module that imports TensorFlow (``tensorflow``
+    or ``tf_keras``) and trains (``.fit(``, ``.train_on_batch(``,
+    ``.apply_gradients(``, ``tf.GradientTape``) but never calls
+    ``tf.config.experimental.enable_op_determinism()`` nor sets
+    ``TF_DETERMINISTIC_OPS`` (``os.environ[...]``, ``setdefault``, ``update``,
+    ``putenv``); ``transformers.enable_full_determinism`` counts (4.x turns it
+    on).  Reported once, at the ``__main__`` guard, else at line 1.  A script
+    importing only ``keras`` is left alone: its backend may not be TensorFlow.
+
+    Why it matters: TF's GPU kernels (reductions, ``tf.gather``/segment-sum
+    gradients, cuDNN convolutions) and parallel ``tf.data`` may vary run to
+    run even with every seed set.
+
+    Fix: ``tf.config.experimental.enable_op_determinism()`` after
+    ``tf.keras.utils.set_random_seed(SEED)``.
+    """
+
+    code = "DET306"
+    precheck_scope = "entry"
+    triggers = frozenset(TF_TRAINING_METHODS | {TF_GRADIENT_TAPE.rsplit(".", 1)[-1]})
+    invalid = ("import tensorflow as tf\nmodel = tf.keras.Sequential()\nmodel.fit([1], [1])\n",)
+    valid = (
+        "import tensorflow as tf\ntf.config.experimental.enable_op_determinism()\n"
+        "model = tf.keras.Sequential()\nmodel.fit([1], [1])\n",
+        "import os\nos.environ['TF_DETERMINISTIC_OPS'] = '1'\nimport tensorflow as tf\n"
+        "model = tf.keras.Sequential()\nmodel.fit([1], [1])\n",
+        "import keras\nmodel = keras.Sequential()\nmodel.fit([1], [1])\n",
+    )
+
+    def might_fire(self, text, settings) -> bool:
+        return text.has_any(TF_TRAINING_ROOTS) and super().might_fire(text, settings)
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        if not ctx.index.imported_roots & TF_TRAINING_ROOTS:
+            return
+        facts = ctx.facts
+        if not facts.is_entry or facts.turns_on(TF_OP_DETERMINISM) or not _trains(ctx):
+            return
+        yield module_report(
+            ctx,
+            "TensorFlow training script without op determinism: GPU kernels and parallel tf.data may vary run to"
+            " run even with every seed set — call tf.config.experimental.enable_op_determinism()"
+            " (or set TF_DETERMINISTIC_OPS=1)",
+        )
+
+
+def _trains(ctx: FileContext) -> bool:
+    if TF_GRADIENT_TAPE in ctx.calls_by_name:
+        return True
+    return any(
+        site.method_name in TF_TRAINING_METHODS and isinstance(site.node.func, cst.Attribute)
+        for site in ctx.index.calls
+    )

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from ..tables.stochastic import DROPOUT
+from .stochastic import StochasticOpRule
+
+
+class UnseededDropout(StochasticOpRule):
+    """DET401: a dropout or noise layer draws its masks from an unseeded RNG.
+
+    What it does: reports torch ``nn.Dropout*``/``nn.AlphaDropout``/``F.dropout*``,
+    Keras ``Dropout``/``SpatialDropout*``/``GaussianDropout``/``GaussianNoise``/
+    ``AlphaDropout`` and MindSpore ``nn.Dropout``/``ops.dropout`` when the RNG
+    they draw from is not seeded, under the RNG-draw scope policy (import time,
+    or anywhere in an entry module).  A literal zero rate or ``training=False``
+    is inert and never reported; a Keras layer with ``seed=`` is seeded.  Strict
+    mode reports every one, seeded or not.
+
+    Why it matters: each forward pass in training mode drops a random set of
+    units; with an unseeded RNG the masks, and so the weights, differ every run.
+    Even seeded, masks depend on every earlier draw, so reordering code changes them.
+
+    Example: ``nn.Dropout(0.5)`` in a training script that never calls ``torch.manual_seed``.
+    Fix: seed the framework at start-up; to debug reproducibility, set the rate to 0 or use ``model.eval()``.
+    """
+
+    code = "DET401"
+    table = DROPOUT
+    effect = "dropout masks differ"
+    strict_fix = "seed first, and set p=0 / model.eval() while debugging reproducibility"
+    invalid = ("import torch.nn as nn\nlayer = nn.Dropout(0.5)\n",)
+    valid = (
+        "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\nlayer = nn.Dropout(0.5)\n",
+        "import torch.nn as nn\nlayer = nn.Dropout(0.0)\n",
+        "import torch.nn.functional as F\ndef f(x):\n    return F.dropout(x)\n",
+    )

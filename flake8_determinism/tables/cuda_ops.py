@@ -1,0 +1,190 @@
+"""Ops that are nondeterministic on CUDA (DET304): ``torch.use_deterministic_algorithms``'s
+two lists, by torch version, and MindSpore's Ascend list.  Catalog §1.1(c), §6.
+
+``THROWS``: raise ``RuntimeError`` once deterministic algorithms are on (a
+warning with ``warn_only=True``).  ``MADE_DETERMINISTIC``: switch to a
+deterministic kernel once they are on.  Each op carries the docstring's
+condition as text and, where the call shows it, as an argument test (``Arg``).
+Names ``torch.Tensor.x`` stand for the method ``x``; an ``Arg`` position counts
+for the ``torch.x(input, ...)`` form and one less for the method.
+"""
+
+from typing import NamedTuple, Optional, Tuple
+
+THROWS = "throws"
+MADE_DETERMINISTIC = "deterministic"
+
+NOT_NONE = "<not None>"  # Arg value: given and not None
+GIVEN = "<given>"  # Arg value: given at all
+TENSOR = "<tensor>"  # Arg value: given and not a literal (a number selects ``scatter``'s value overload)
+
+OLDEST, NEWEST = (0, 0), (99, 0)
+
+
+class Arg(NamedTuple):
+    """The op is nondeterministic only when argument ``keyword``/``position`` is
+    one of ``values`` (``default`` when absent).  Not a literal: maybe."""
+
+    keyword: str
+    position: Optional[int]
+    values: Tuple[object, ...]
+    default: object = None
+
+
+class Op(NamedTuple):
+    doc: str  # the docstring's entry
+    when: str  # the docstring's condition
+    group: str
+    names: Tuple[str, ...]
+    arg: Optional[Arg] = None
+    # False: the condition can never be seen in the code and rarely holds (NLLLoss's
+    # spatial targets, quantized resize_): reported only in strict mode.
+    visible: bool = True
+    # True: a cuDNN kernel, made deterministic by ``cudnn.deterministic = True`` too.
+    cudnn: bool = False
+    versions: Tuple[Tuple[int, int], Tuple[int, int]] = (OLDEST, NEWEST)  # inclusive range
+
+
+_LINEAR_MODES = ("linear", "bilinear", "bicubic", "trilinear")
+_UPTO_2_8 = (OLDEST, (2, 8))
+_FROM_2_9 = ((2, 9), NEWEST)
+
+
+def _nn(*names):
+    return tuple("torch.nn." + n for n in names)
+
+
+def _f(*names):
+    return tuple("torch.nn.functional." + n for n in names)
+
+
+def _t(*names):
+    """``torch.x`` and the methods ``Tensor.x``."""
+    return tuple("torch." + n for n in names) + tuple("torch.Tensor." + n for n in names)
+
+
+# torch 2.13's lists (catalog §1.1(c), docstring of torch.use_deterministic_algorithms).
+# Older lists (2.2-2.8 era copies) differ: MaxPool3d throws and kthvalue throws.
+# When the change landed is not recorded; 2.9 is assumed to have the 2.13 lists [U].
+TORCH_OPS = (
+    # -- made deterministic ---------------------------------------------------------
+    Op("torch.nn.Conv1d/2d/3d", "on CUDA", MADE_DETERMINISTIC,
+       _nn("Conv1d", "Conv2d", "Conv3d") + _f("conv1d", "conv2d", "conv3d"), cudnn=True),
+    Op("torch.nn.ConvTranspose1d/2d/3d", "on CUDA", MADE_DETERMINISTIC,
+       _nn("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")
+       + _f("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"), cudnn=True),
+    Op("torch.nn.ReplicationPad1d/2d/3d", "backward on CUDA", MADE_DETERMINISTIC,
+       _nn("ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d")),
+    Op("torch.nn.functional.pad(mode='replicate')", "backward on CUDA", MADE_DETERMINISTIC,
+       _f("pad"), Arg("mode", 2, ("replicate",), "constant")),
+    Op("torch.bmm", "sparse-dense on CUDA", MADE_DETERMINISTIC, _t("bmm")),
+    Op("torch.Tensor.index_put", "accumulate=False", MADE_DETERMINISTIC,
+       _t("index_put", "index_put_"), Arg("accumulate", 3, (False,), False)),
+    Op("torch.Tensor.scatter_add_", "on CUDA", MADE_DETERMINISTIC, _t("scatter_add", "scatter_add_")),
+    Op("torch.gather", "on a CUDA tensor that requires grad", MADE_DETERMINISTIC, _t("gather")),
+    Op("torch.index_add", "on CUDA", MADE_DETERMINISTIC, _t("index_add", "index_add_")),
+    Op("torch.index_select", "backward on CUDA", MADE_DETERMINISTIC, _t("index_select")),
+    Op("torch.repeat_interleave", "backward on CUDA", MADE_DETERMINISTIC, _t("repeat_interleave")),
+    Op("torch.Tensor.index_copy", "on CPU or CUDA", MADE_DETERMINISTIC, _t("index_copy", "index_copy_")),
+    Op("torch.Tensor.scatter", "src is a tensor, on CUDA", MADE_DETERMINISTIC,
+       _t("scatter", "scatter_"), Arg("src", 3, (TENSOR,), None)),
+    Op("torch.Tensor.scatter_reduce", "reduce='sum' or 'mean', on CUDA", MADE_DETERMINISTIC,
+       _t("scatter_reduce", "scatter_reduce_"), Arg("reduce", 4, ("sum", "mean"))),
+    Op("torch.nn.MaxPool3d", "backward on CUDA", MADE_DETERMINISTIC,
+       _nn("MaxPool3d") + _f("max_pool3d", "max_pool3d_with_indices"), versions=_FROM_2_9),
+    # -- throw RuntimeError -------------------------------------------------------------
+    Op("torch.nn.AvgPool3d", "backward on CUDA", THROWS, _nn("AvgPool3d") + _f("avg_pool3d")),
+    Op("torch.nn.AdaptiveAvgPool2d", "backward on CUDA", THROWS,
+       _nn("AdaptiveAvgPool2d") + _f("adaptive_avg_pool2d")),
+    Op("torch.nn.AdaptiveAvgPool3d", "backward on CUDA", THROWS,
+       _nn("AdaptiveAvgPool3d") + _f("adaptive_avg_pool3d")),
+    Op("torch.nn.AdaptiveMaxPool2d", "backward on CUDA", THROWS,
+       _nn("AdaptiveMaxPool2d") + _f("adaptive_max_pool2d", "adaptive_max_pool2d_with_indices")),
+    Op("torch.nn.FractionalMaxPool2d", "backward on CUDA", THROWS,
+       _nn("FractionalMaxPool2d") + _f("fractional_max_pool2d", "fractional_max_pool2d_with_indices")),
+    Op("torch.nn.FractionalMaxPool3d", "backward on CUDA", THROWS,
+       _nn("FractionalMaxPool3d") + _f("fractional_max_pool3d", "fractional_max_pool3d_with_indices")),
+    Op("torch.nn.MaxUnpool1d/2d/3d", "always", THROWS,
+       _nn("MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d") + _f("max_unpool1d", "max_unpool2d", "max_unpool3d")),
+    Op("torch.nn.functional.interpolate", "backward on CUDA, linear/bilinear/bicubic/trilinear mode", THROWS,
+       _f("interpolate", "upsample"), Arg("mode", 3, _LINEAR_MODES, "nearest")),
+    Op("torch.nn.Upsample", "backward on CUDA, linear/bilinear/bicubic/trilinear mode", THROWS,
+       _nn("Upsample"), Arg("mode", 2, _LINEAR_MODES, "nearest")),
+    Op("torch.nn.functional.interpolate", "backward on CUDA (bilinear)", THROWS,
+       _nn("UpsamplingBilinear2d") + _f("upsample_bilinear")),
+    Op("torch.nn.ReflectionPad1d/2d/3d", "backward on CUDA", THROWS,
+       _nn("ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d")),
+    Op("torch.nn.functional.pad(mode='reflect')", "backward on CUDA", THROWS,
+       _f("pad"), Arg("mode", 2, ("reflect",), "constant")),
+    Op("torch.nn.NLLLoss", "on CUDA with spatial (N, C, d1, ...) inputs", THROWS,
+       _nn("NLLLoss") + _f("nll_loss"), visible=False),
+    Op("torch.nn.CTCLoss", "backward on CUDA", THROWS, _nn("CTCLoss") + _f("ctc_loss")),
+    Op("torch.nn.EmbeddingBag", "backward on CUDA, mode='max'", THROWS,
+       _nn("EmbeddingBag"), Arg("mode", 5, ("max",), "mean")),
+    Op("torch.nn.EmbeddingBag", "backward on CUDA, mode='max'", THROWS,
+       _f("embedding_bag"), Arg("mode", 6, ("max",), "mean")),
+    # accumulate=False throws on any device, accumulate=True on CUDA: always on CUDA.
+    Op("torch.Tensor.put_", "accumulate=False on any device, accumulate=True on CUDA", THROWS,
+       _t("put", "put_")),
+    Op("torch.histc", "on CUDA", THROWS, _t("histc")),
+    Op("torch.bincount", "on CUDA with weights", THROWS, _t("bincount"), Arg("weights", 1, (NOT_NONE,), None)),
+    Op("torch.median", "with indices output (dim given), on CUDA", THROWS, _t("median"), Arg("dim", 1, (GIVEN,))),
+    Op("torch.nn.functional.grid_sample", "backward on CUDA", THROWS, _f("grid_sample")),
+    Op("torch.cumsum", "on CUDA, floating-point or complex", THROWS, _t("cumsum", "cumsum_")),
+    Op("torch.Tensor.scatter_reduce", "reduce='prod', on CUDA", THROWS,
+       _t("scatter_reduce", "scatter_reduce_"), Arg("reduce", 4, ("prod",))),
+    Op("torch.Tensor.resize_", "on a quantized tensor", THROWS, ("torch.Tensor.resize_",), visible=False),
+    # -- only in the older lists -----------------------------------------------------------
+    Op("torch.nn.MaxPool3d", "backward on CUDA", THROWS,
+       _nn("MaxPool3d") + _f("max_pool3d", "max_pool3d_with_indices"), versions=_UPTO_2_8),
+    Op("torch.kthvalue", "on CUDA", THROWS, _t("kthvalue"), versions=_UPTO_2_8),
+)
+
+# Tensor methods whose names other libraries use too (NumPy/pandas ``cumsum``,
+# ``median``, ``put``; Matplotlib ``scatter``; asyncio/MPI ``gather``): matched
+# as methods only when the receiver resolves into torch or the call passes one
+# of these torch-only keywords.
+AMBIGUOUS_METHODS = {
+    "cumsum": ("dim",),
+    "median": ("dim",),
+    "put": ("accumulate",),
+    "scatter": ("dim", "index", "src"),
+    "gather": ("dim", "index", "sparse_grad"),
+    "bmm": ("mat2",),
+    "histc": ("bins",),
+}
+
+# MindSpore operators with run-to-run variation on Ascend (MindSpore "fixing
+# randomness" guide): reported in strict mode unless deterministic computation is on.
+MINDSPORE_ASCEND_OPS = {
+    **{"mindspore.nn." + n: "BatchNorm (forward reduce and gradient)"
+       for n in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm")},
+    "mindspore.ops.BatchNorm": "BatchNorm (forward reduce and gradient)",
+    "mindspore.ops.batch_norm": "BatchNorm (forward reduce and gradient)",
+    **{n: "Conv2d/Conv3d backward (filter gradient)" for n in (
+        "mindspore.nn.Conv2d", "mindspore.nn.Conv3d", "mindspore.ops.Conv2D", "mindspore.ops.Conv3D",
+        "mindspore.ops.conv2d", "mindspore.ops.conv3d")},
+    "mindspore.ops.AllReduce": "AllReduce",
+    "mindspore.communication.comm_func.all_reduce": "AllReduce",
+    **{n: "MaxPool3D backward" for n in ("mindspore.nn.MaxPool3d", "mindspore.ops.MaxPool3D", "mindspore.ops.max_pool3d")},
+    **{"mindspore.ops." + n: n for n in (
+        "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum")},
+    "mindspore.ops.ROIAlign": "ROIAlign backward",
+    "mindspore.ops.roi_align": "ROIAlign backward",
+    "mindspore.ops.SquareSumAll": "SquareSumAll",
+    "mindspore.ops.StridedSlice": "StridedSlice backward",
+    "mindspore.ops.strided_slice": "StridedSlice backward",
+}
+
+
+def ops_for(version) -> Tuple[Op, ...]:
+    return tuple(op for op in TORCH_OPS if op.versions[0] <= tuple(version) <= op.versions[1])
+
+
+def names_by_version(version):
+    """qualified name -> the ops that name stands for at ``version``."""
+    table = {}
+    for op in ops_for(version):
+        for name in op.names:
+            table.setdefault(name, []).append(op)
+    return table

@@ -1,0 +1,114 @@
+"""Deterministic-mode switches and the calls that flip them.  Catalog §1.1(c)(d), §4, §6, §8.
+
+A *switch* is a process-wide setting the DET3xx rules ask about ("does this
+module enable deterministic algorithms?", "is CUBLAS_WORKSPACE_CONFIG set before
+this call?").  Flipping one is an event at a point of the module, tracked like
+seeding (order, local helper functions), see ``analysis/facts.py``.
+"""
+
+from typing import FrozenSet, NamedTuple, Optional, Tuple
+
+# -- switches -------------------------------------------------------------------
+ALGORITHMS = "torch.use_deterministic_algorithms"  # on, raising on nondeterministic ops
+ALGORITHMS_WARN_ONLY = "torch.use_deterministic_algorithms(warn_only)"  # on, only warning
+CUDNN_DETERMINISTIC = "torch.backends.cudnn.deterministic"
+CUBLAS_CONFIG = "CUBLAS_WORKSPACE_CONFIG"  # set to a deterministic value
+TF_OP_DETERMINISM = "tensorflow op determinism"
+MS_DETERMINISTIC = "mindspore deterministic"
+# The author handles determinism some way we cannot read: the flag is not a
+# literal (``use_deterministic_algorithms(args.det)``) or a helper defined
+# elsewhere is named for it (``set_determinism()``).  Quiets DET303 only.
+DETERMINISM_UNREAD = "determinism (not a literal)"
+
+SWITCHES: FrozenSet[str] = frozenset(
+    {ALGORITHMS, ALGORITHMS_WARN_ONLY, CUDNN_DETERMINISTIC, CUBLAS_CONFIG, TF_OP_DETERMINISM,
+     MS_DETERMINISTIC, DETERMINISM_UNREAD}
+)
+# Any of these means "this module turns a deterministic mode on" (DET303).
+TORCH_DETERMINISM = frozenset({ALGORITHMS, ALGORITHMS_WARN_ONLY, CUDNN_DETERMINISTIC, DETERMINISM_UNREAD})
+
+# Called helpers (not imported from a known library) whose name contains one of
+# these are assumed to turn deterministic mode on (DET303 stays quiet).
+DETERMINISM_NAME_PARTS = ("determinis", "reproducib")
+
+
+class Enabler(NamedTuple):
+    """A call that turns ``switches`` on when its argument ``keyword``/``position``
+    is a literal in ``on`` (``keyword`` None: always).  ``warn``: literal values
+    meaning warn-only; ``warn_keyword``: a separate warn-only argument."""
+
+    switches: FrozenSet[str]
+    keyword: Optional[str] = None
+    position: Optional[int] = None
+    on: Tuple[object, ...] = (True,)
+    warn: Tuple[object, ...] = ()
+    warn_keyword: Optional[str] = None
+
+
+_TORCH_ALL = frozenset({ALGORITHMS, CUDNN_DETERMINISTIC})
+
+ENABLERS = {
+    "torch.use_deterministic_algorithms": Enabler(
+        frozenset({ALGORITHMS}), "mode", 0, warn_keyword="warn_only"
+    ),
+    "torch.backends.cudnn.flags": Enabler(frozenset({CUDNN_DETERMINISTIC}), "deterministic", 3),
+    # transformers 4.x also enables TF op determinism (the SEEDERS table assumes 4.x too).
+    "transformers.enable_full_determinism": Enabler(
+        _TORCH_ALL | {CUBLAS_CONFIG, TF_OP_DETERMINISM}, warn_keyword="warn_only"
+    ),
+    "transformers.set_seed": Enabler(frozenset({ALGORITHMS, TF_OP_DETERMINISM}), "deterministic", 1),
+    # Trainer(args) with full_determinism=True calls enable_full_determinism.
+    "transformers.TrainingArguments": Enabler(_TORCH_ALL | {CUBLAS_CONFIG}, "full_determinism"),
+    "lightning.pytorch.Trainer": Enabler(
+        frozenset({ALGORITHMS, CUBLAS_CONFIG}), "deterministic", None, warn=("warn",)
+    ),
+    "lightning.Trainer": Enabler(frozenset({ALGORITHMS, CUBLAS_CONFIG}), "deterministic", None, warn=("warn",)),
+    "mmengine.runner.set_random_seed": Enabler(_TORCH_ALL, "deterministic", 1),
+    "mmcv.runner.set_random_seed": Enabler(frozenset({CUDNN_DETERMINISTIC}), "deterministic", 1),
+    "mmdet.apis.set_random_seed": Enabler(frozenset({CUDNN_DETERMINISTIC}), "deterministic", 1),
+    "accelerate.utils.set_seed": Enabler(frozenset({ALGORITHMS}), "deterministic", 2),
+    "fastai.set_seed": Enabler(frozenset({CUDNN_DETERMINISTIC}), "reproducible", 1),
+    "fastai.vision.all.set_seed": Enabler(frozenset({CUDNN_DETERMINISTIC}), "reproducible", 1),
+    "tensorflow.config.experimental.enable_op_determinism": Enabler(frozenset({TF_OP_DETERMINISM})),
+    "mindspore.set_deterministic": Enabler(frozenset({MS_DETERMINISTIC}), "deterministic", 0),
+    "mindspore.set_context": Enabler(frozenset({MS_DETERMINISTIC}), "deterministic", None, on=("ON",)),
+}
+
+# mmengine's ``randomness=dict(seed=..., deterministic=True)`` (a Runner argument
+# or a config-file variable) enables deterministic algorithms and cuDNN determinism.
+MMENGINE_RANDOMNESS = "randomness"
+MMENGINE_RUNNERS = frozenset({"mmengine.runner.Runner"})
+
+# -- cuDNN flags (DET301/DET302) --------------------------------------------------
+CUDNN_BENCHMARK = "torch.backends.cudnn.benchmark"
+# Calls that turn the cuDNN autotuner on: name -> (keyword, position).
+BENCHMARK_ON = {
+    "torch.backends.cudnn.flags": ("benchmark", 1),
+    "lightning.pytorch.Trainer": ("benchmark", None),
+    "lightning.Trainer": ("benchmark", None),
+}
+# mmengine's ``env_cfg=dict(cudnn_benchmark=True)`` (Runner argument or config variable).
+MMENGINE_ENV_CFG = ("env_cfg", "cudnn_benchmark")
+
+# -- environment variables ----------------------------------------------------------
+ENVIRON = "os.environ"
+ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})  # (key, value)
+ENV_UPDATE = "os.environ.update"
+CUBLAS_VARIABLE = "CUBLAS_WORKSPACE_CONFIG"
+CUBLAS_VALUES = frozenset({":4096:8", ":16:8"})
+TF_DETERMINISM_VARIABLES = frozenset({"TF_DETERMINISTIC_OPS", "TF_CUDNN_DETERMINISTIC"})
+TF_DETERMINISM_OFF = frozenset({"", "0", "false", "False"})
+# torch releases from this one on no longer need CUBLAS_WORKSPACE_CONFIG (catalog §1.1(d):
+# the check was removed by PR #161749, first released in 2.10 [U]).
+CUBLAS_CHECK_REMOVED = (2, 10)
+
+# Packages whose training scripts train with torch (DET303 asks them for a deterministic mode).
+TORCH_TRAINING_ROOTS = frozenset(
+    {"torch", "lightning", "pytorch_lightning", "lightning_fabric", "transformers", "trl", "accelerate",
+     "mmengine", "mmcv", "mmdet", "fastai", "timm", "detectron2", "torchvision"}
+)
+# Packages whose training scripts train with TensorFlow (DET306).
+TF_TRAINING_ROOTS = frozenset({"tensorflow", "tf_keras"})
+# Calls that train a TensorFlow/Keras model (method names), and TF's tape.
+TF_TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch", "apply_gradients"})
+TF_GRADIENT_TAPE = "tensorflow.GradientTape"
