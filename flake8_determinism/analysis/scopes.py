@@ -108,13 +108,17 @@ def lookup(scope: Scope, name: str, order: int) -> Optional[Binding]:
 
 
 def canonical(qualname: str) -> str:
-    best = None
-    for prefix, replacement in PREFIX_REWRITES:
-        if qualname.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
-            best = (prefix, replacement)
-    if best is None:
-        return qualname
-    return best[1] + qualname[len(best[0]):]
+    """Apply the longest matching rewrite until none applies (``pytorch_lightning.seed_everything``
+    -> ``lightning.pytorch.seed_everything`` -> ``lightning.seed_everything``)."""
+    for _ in range(4):  # rewrites are few and acyclic; the bound only guards against mistakes
+        best = None
+        for prefix, replacement in PREFIX_REWRITES:
+            if qualname.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
+                best = (prefix, replacement)
+        if best is None:
+            break
+        qualname = best[1] + qualname[len(best[0]):]
+    return qualname
 
 
 class Resolver:

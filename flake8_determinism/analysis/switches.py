@@ -173,8 +173,10 @@ def config_variable(site: CallSite, parents) -> Optional[str]:
     """For a ``dict(...)`` call: the keyword it is passed as (``env_cfg=dict(...)``)
     or the plain name it is assigned to (``env_cfg = dict(...)`` in a config file)."""
     parent = parents.get(id(site.node))
-    if isinstance(parent, cst.Arg) and parent.keyword is not None:
-        return parent.keyword.value
+    if isinstance(parent, cst.Call):  # the index links an argument's value to the call itself
+        for arg in parent.args:
+            if arg.value is site.node:
+                return arg.keyword.value if arg.keyword is not None else None
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
         target = parent.targets[0].target
         if isinstance(target, cst.Name):
