@@ -13,6 +13,7 @@ from .cudnn import flag_assignments
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
 
+_RECEIVERS = frozenset({"cudnn", "Trainer"})  # cudnn.benchmark / cudnn.flags, Lightning's Trainer
 _WHY = (
     "the cuDNN autotuner times several convolution algorithms per input shape and keeps the fastest,"
     " which can differ run to run"
@@ -48,6 +49,10 @@ class CudnnBenchmark(Rule):
         "class Cfg:\n    pass\ncudnn = Cfg()\ncudnn.benchmark = True\n",
         "import lightning as L\ntrainer = L.Trainer(benchmark=False)\n",
     )
+
+    def might_fire(self, text, settings) -> bool:
+        # ``benchmark`` is a common word (torch.utils.benchmark): require what it is set on.
+        return MMENGINE_ENV_CFG[1] in text or ("benchmark" in text and text.has_any(_RECEIVERS))
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for assignment in flag_assignments(ctx, CUDNN_BENCHMARK, True):

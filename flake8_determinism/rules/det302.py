@@ -36,6 +36,9 @@ class CudnnNotDeterministic(Rule):
     invalid = ("import torch.backends.cudnn as cudnn\ncudnn.deterministic = False\n",)
     valid = ("import torch\ntorch.backends.cudnn.deterministic = True\n", "deterministic = False\n")
 
+    def might_fire(self, text, settings) -> bool:
+        return "deterministic" in text and "cudnn" in text
+
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for assignment in flag_assignments(ctx, CUDNN_DETERMINISTIC, False):
             yield Report(assignment.target, "cudnn.deterministic = False: " + _MESSAGE)

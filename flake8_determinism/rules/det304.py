@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..tables import cuda_ops as T
-from ..tables.determinism import ALGORITHMS, ALGORITHMS_WARN_ONLY, CUDNN_DETERMINISTIC, MS_DETERMINISTIC
+from ..tables.determinism import (
+    ALGORITHMS, ALGORITHMS_WARN_ONLY, CUDNN_DETERMINISTIC, ENABLERS, MMENGINE_RANDOMNESS, MS_DETERMINISTIC,
+)
 from .base import Report, Rule, last_parts
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -15,9 +17,8 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 
 YES, NO, MAYBE = "yes", "no", "maybe"
 _METHOD = "torch.Tensor."
-_DETERMINISM_WORDS = frozenset(
-    {"use_deterministic_algorithms", "enable_full_determinism", "deterministic", "full_determinism"}
-)
+# Words of the calls that can turn deterministic algorithms on (default mode needs one).
+_ENABLER_WORDS = last_parts(n for n, e in ENABLERS.items() if ALGORITHMS in e.switches) | {MMENGINE_RANDOMNESS}
 
 
 @lru_cache(maxsize=None)
@@ -75,7 +76,7 @@ class NondeterministicCudaOp(Rule):
         _, _, throws, every = _table(settings.torch_version)
         if settings.strict:
             return text.has_any(every)
-        return text.has_any(_DETERMINISM_WORDS) and text.has_any(throws)
+        return text.has_any(_ENABLER_WORDS) and text.has_any(throws)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         facts = ctx.facts
