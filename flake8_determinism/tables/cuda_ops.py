@@ -150,8 +150,6 @@ AMBIGUOUS_METHODS = {
     "put": ("accumulate",),
     "scatter": ("dim", "index", "src"),
     "gather": ("dim", "index", "sparse_grad"),
-    "bmm": ("mat2",),
-    "histc": ("bins",),
 }
 
 # MindSpore operators with run-to-run variation on Ascend (MindSpore "fixing

@@ -42,6 +42,8 @@ for _n, _seed in (("Dropout", 2), ("AlphaDropout", 2), ("SpatialDropout1D", 1), 
                   ("SpatialDropout3D", 1), ("GaussianDropout", 1), ("GaussianNoise", 1)):
     DROPOUT["keras.layers." + _n] = Stochastic(KERAS, seed=("seed", _seed), rate=("rate", 0))
 DROPOUT["keras.layers.GaussianNoise"] = Stochastic(KERAS, seed=("seed", 1), rate=("stddev", 0))
+DROPOUT["keras.random.dropout"] = Stochastic(KERAS, seed=("seed", 3), rate=("rate", 1))
+DROPOUT["tensorflow.nn.dropout"] = Stochastic(TF, seed=("seed", 3), rate=("rate", 1))
 for _n in ("nn.Dropout", "nn.Dropout1d", "nn.Dropout2d", "nn.Dropout3d", "ops.dropout", "ops.dropout1d",
            "ops.dropout2d", "ops.dropout3d", "ops.Dropout", "ops.Dropout2D", "ops.Dropout3D",
            "mint.nn.Dropout", "mint.nn.functional.dropout"):
