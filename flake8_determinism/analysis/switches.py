@@ -41,8 +41,9 @@ def flag_state(call: cst.Call, keyword: Optional[str], position: Optional[int], 
 def enabler_state(qualname: str, call: cst.Call) -> Tuple[str, FrozenSet[str]]:
     """(state, switches) of a call to an ``ENABLERS`` helper."""
     enabler = D.ENABLERS[qualname]
-    state = ON if enabler.keyword is None else flag_state(call, enabler.keyword, enabler.position, enabler.on,
-                                                         enabler.warn)
+    state = ON
+    if enabler.keyword is not None:
+        state = flag_state(call, enabler.keyword, enabler.position, enabler.on, enabler.warn)
     if state == ON and enabler.warn_keyword is not None:
         warn_only = flag_state(call, enabler.warn_keyword, None)
         state = WARN if warn_only == ON else UNREAD if warn_only == UNREAD else ON
@@ -68,7 +69,7 @@ def call_switches(site: CallSite, qualname: Optional[str], parents) -> FrozenSet
         return _env_switches(find_arg(call, "key", 0), find_arg(call, "value", 1))
     if qualname == D.ENV_UPDATE:
         found: FrozenSet[str] = _NONE
-        for key, value in _update_items(call):
+        for key, value in environ_update_items(call):
             found = found | _env_switches(key, value)
         return found
     if qualname in D.MMENGINE_RUNNERS:
@@ -131,7 +132,7 @@ def _env_switches(key, value) -> FrozenSet[str]:
     return _NONE
 
 
-def _update_items(call: cst.Call) -> Iterator[tuple]:
+def environ_update_items(call: cst.Call) -> Iterator[tuple]:
     """(key, value) pairs of ``os.environ.update({...})`` / ``update(KEY=value)``."""
     for arg in call.args:
         if arg.keyword is not None:

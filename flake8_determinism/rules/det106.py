@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from ..analysis.args import MISSING, absent_or_none
+from ..analysis.args import absent_or_none
 from ..tables.rng_draws import TF_DRAWS
 from ..tables.seeding import TF
 from .base import GlobalDrawRule, last_parts

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..analysis.switches import environ_update_items, subscript_key
 from ..tables.data_order import HASH_SEED_VARIABLE
 from .base import Report, Rule
 
@@ -38,12 +38,10 @@ class HashSeedSetInProcess(Rule):
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for assignment in ctx.index.assignments:
             target = assignment.target
-            if isinstance(target, cst.Subscript) and len(target.slice) == 1:
-                element = target.slice[0].slice
-                key = element.value if isinstance(element, cst.Index) else None
-                if literal(key) == (True, HASH_SEED_VARIABLE):
-                    if ctx.resolver.resolve(target.value, assignment.scope, assignment.order) == "os.environ":
-                        yield Report(target, "os.environ[...] assignment " + _MESSAGE)
+            key = subscript_key(target)
+            if key is not MISSING and literal(key) == (True, HASH_SEED_VARIABLE):
+                if ctx.resolver.resolve(target.value, assignment.scope, assignment.order) == "os.environ":
+                    yield Report(target, "os.environ[...] assignment " + _MESSAGE)
         for site in ctx.index.calls:
             name = ctx.qualname(site)
             if name in ("os.environ.setdefault", "os.putenv"):
@@ -55,11 +53,4 @@ class HashSeedSetInProcess(Rule):
 
 
 def _update_sets_hash_seed(call) -> bool:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == HASH_SEED_VARIABLE:
-            return True
-        if isinstance(arg.value, cst.Dict):
-            for element in arg.value.elements:
-                if isinstance(element, cst.DictElement) and literal(element.key) == (True, HASH_SEED_VARIABLE):
-                    return True
-    return False
+    return any(literal(key) == (True, HASH_SEED_VARIABLE) for key, _ in environ_update_items(call))

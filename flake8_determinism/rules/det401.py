@@ -9,7 +9,8 @@ class UnseededDropout(StochasticOpRule):
 
     What it does: reports torch ``nn.Dropout*``/``nn.AlphaDropout``/``F.dropout*``,
     Keras ``Dropout``/``SpatialDropout*``/``GaussianDropout``/``GaussianNoise``/
-    ``AlphaDropout``, ``keras.random.dropout``, ``tf.nn.dropout`` and MindSpore ``nn.Dropout``/``ops.dropout`` when the RNG
+    ``AlphaDropout``, ``keras.random.dropout``, ``tf.nn.dropout`` and
+    MindSpore ``nn.Dropout``/``ops.dropout`` when the RNG
     they draw from is not seeded, under the RNG-draw scope policy (import time,
     or anywhere in an entry module).  A literal zero rate or ``training=False``
     is inert and never reported; a Keras layer with ``seed=`` is seeded.  Strict

@@ -33,7 +33,8 @@ class UnseededRandomTransform(StochasticOpRule):
         "import tensorflow as tf\ny = tf.image.random_flip_left_right(tf.zeros([2, 2, 3]))\n",
     )
     valid = (
-        "import torch\nfrom torchvision import transforms\ntorch.manual_seed(0)\nt = transforms.RandomHorizontalFlip()\n",
+        "import torch\nfrom torchvision import transforms\ntorch.manual_seed(0)\n"
+        "t = transforms.RandomHorizontalFlip()\n",
         "import tensorflow as tf\ny = tf.image.random_flip_left_right(tf.zeros([2, 2, 3]), seed=1)\n",
         "from torchvision import transforms\nt = transforms.Resize(32)\n",
     )

@@ -164,7 +164,8 @@ MINDSPORE_ASCEND_OPS = {
         "mindspore.ops.conv2d", "mindspore.ops.conv3d")},
     "mindspore.ops.AllReduce": "AllReduce",
     "mindspore.communication.comm_func.all_reduce": "AllReduce",
-    **{n: "MaxPool3D backward" for n in ("mindspore.nn.MaxPool3d", "mindspore.ops.MaxPool3D", "mindspore.ops.max_pool3d")},
+    **{n: "MaxPool3D backward"
+       for n in ("mindspore.nn.MaxPool3d", "mindspore.ops.MaxPool3D", "mindspore.ops.max_pool3d")},
     **{"mindspore.ops." + n: n for n in (
         "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum")},
     "mindspore.ops.ROIAlign": "ROIAlign backward",
