@@ -74,10 +74,8 @@ def call_switches(site: CallSite, qualname: Optional[str], parents) -> FrozenSet
         return found
     if qualname in D.MMENGINE_RUNNERS:
         return _randomness_switches(find_arg(call, D.MMENGINE_RANDOMNESS, None))
-    if qualname is None and builtin_name(call, site) == "dict":
-        if config_variable(site, parents) == D.MMENGINE_RANDOMNESS:
-            return _randomness_switches(call)
-        return _NONE
+    if qualname is None and is_config_dict(site, parents, D.MMENGINE_RANDOMNESS):
+        return _randomness_switches(call)
     if _is_named_helper(site, qualname):
         return frozenset({D.DETERMINISM_UNREAD})
     return _NONE
@@ -168,6 +166,15 @@ def _randomness_switches(config) -> FrozenSet[str]:
         return _NONE
     state = UNREAD if value is UNKNOWN else _literal_state(value)
     return _switches_for(state, frozenset({D.ALGORITHMS, D.CUDNN_DETERMINISTIC}))
+
+
+def is_config_dict(site: CallSite, parents, variable: str) -> bool:
+    """``variable=dict(...)`` or ``variable = dict(...)`` with the builtin ``dict``."""
+    return (
+        site.method_name == "dict"
+        and builtin_name(site.node, site) == "dict"
+        and config_variable(site, parents) == variable
+    )
 
 
 def config_variable(site: CallSite, parents) -> Optional[str]:

@@ -4,8 +4,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..analysis.flow import builtin_name
-from ..analysis.switches import ON, config_variable, dict_entry, flag_state
+from ..analysis.switches import ON, dict_entry, flag_state, is_config_dict
 from ..tables.determinism import BENCHMARK_ON, CUDNN_BENCHMARK, MMENGINE_ENV_CFG, MMENGINE_RUNNERS
 from .base import Report, Rule
 from .cudnn import flag_assignments
@@ -71,9 +70,8 @@ class CudnnBenchmark(Rule):
             if isinstance(value, cst.Dict):
                 configs.append(value)
         for site in ctx.index.calls:
-            if site.method_name == "dict" and builtin_name(site.node, site) == "dict":
-                if config_variable(site, ctx.index.parents) == variable:
-                    configs.append(site.node)
+            if is_config_dict(site, ctx.index.parents, variable):
+                configs.append(site.node)
         for config in configs:
             value = dict_entry(config, key)
             if value not in (MISSING, UNKNOWN) and literal(value) == (True, True):
