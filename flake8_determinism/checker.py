@@ -11,6 +11,8 @@ from .analysis.context import FileContext
 from .positions import start_positions
 from .rules import ALL_RULES
 from .settings import Settings
+from .tables.entry import TEST_MODULE_CODES
+from .testcode import is_test_module
 from .tables import cuda_ops, determinism, rng_draws, rng_objects, seeding, sklearn, stochastic
 
 
@@ -53,8 +55,10 @@ def parse(source: str, ast_checked: bool = False) -> cst.Module:
         raise ParseFailure(str(error).splitlines()[0] if str(error) else type(error).__name__) from None
 
 
-def check_module(module: cst.Module, settings: Settings, rules: Iterable = ALL_RULES) -> List[Finding]:
-    ctx = FileContext(module, settings, KNOWN_NAMES)
+def check_module(
+    module: cst.Module, settings: Settings, rules: Iterable = ALL_RULES, filename: str = ""
+) -> List[Finding]:
+    ctx = FileContext(module, settings, KNOWN_NAMES, filename)
     reports = [(rule.code, report) for rule in rules for report in rule.check(ctx)]
     if not reports:
         return []
@@ -85,6 +89,7 @@ def check_source(
     use_precheck: bool = True,
     tree: Optional[ast.Module] = None,
     words_checked: bool = False,
+    filename: str = "",
 ) -> List[Finding]:
     """All findings for ``source``; [] when nothing can fire or it cannot be parsed.
 
@@ -105,6 +110,10 @@ def check_source(
             tree = ast.parse(source)
         except (SyntaxError, RecursionError, MemoryError, ValueError):
             return []
+    if not settings.strict and is_test_module(filename, tree):
+        rules = tuple(rule for rule in rules if rule.code in TEST_MODULE_CODES)
+        if not rules:
+            return []
     if use_precheck:
         rules = tuple(precheck.rules_for_shape(tree, source.splitlines(True), settings, rules))
         if not rules:
@@ -115,7 +124,7 @@ def check_source(
     gc.disable()
     try:
         module = parse(source, ast_checked=True)
-        return check_module(module, settings, rules)
+        return check_module(module, settings, rules, filename)
     except (ParseFailure, RecursionError):
         return []
     finally:

@@ -19,11 +19,12 @@ class DeterminismChecker:
     version = __version__
     settings = Settings()
 
-    def __init__(self, tree, lines: List[str]) -> None:
+    def __init__(self, tree, lines: List[str], filename: str) -> None:
         # flake8 only calls tree plugins for files ``ast.parse`` accepted; the
         # tree feeds the pre-check, the analysis runs on libcst's tree.
         self.tree = tree
         self.lines = lines
+        self.filename = filename  # test modules are judged apart
 
     @staticmethod
     def add_options(parser) -> None:
@@ -67,5 +68,8 @@ class DeterminismChecker:
             return  # nothing can fire: libcst is never loaded for this file
         from .checker import check_source  # loads libcst, only for files that need it
 
-        for finding in check_source(source, self.settings, candidates, tree=self.tree, words_checked=True):
+        found = check_source(
+            source, self.settings, candidates, tree=self.tree, words_checked=True, filename=self.filename
+        )
+        for finding in found:
             yield finding.line, finding.column, finding.message, type(self)

@@ -40,7 +40,9 @@ class _StartFinder(CodegenState):
     def add_token(self, value: str) -> None:
         if not value:
             return
-        if self.pending:
+        # A statement's codegen starts with its leading blank/comment lines and
+        # indentation; it starts where its first real token does.
+        if self.pending and value.strip() and not value.lstrip().startswith("#"):
             column = self.offset - self.line_start
             for key in self.pending:
                 self.found[key] = (self.line, column)

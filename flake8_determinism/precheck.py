@@ -61,9 +61,10 @@ def module_shape(tree: ast.Module, lines) -> ModuleShape:
     entry = False
     docstrings: Set[int] = set()  # lines that hold only a string statement
     bodies: Set[int] = set()  # lines of function bodies: they never run at import time
-    stack = [(stmt, True, False) for stmt in tree.body]
+    # (statement, runs at module level, inside a function, inside an ``except`` handler)
+    stack = [(stmt, True, False, False) for stmt in tree.body]
     while stack:
-        node, module_level, in_function = stack.pop()
+        node, module_level, in_function, in_handler = stack.pop()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             if _owns_its_lines(node, lines):
                 docstrings.update(range(node.lineno, node.end_lineno + 1))
@@ -72,7 +73,7 @@ def module_shape(tree: ast.Module, lines) -> ModuleShape:
             first = node.body[0].lineno
             start = first if first > node.lineno else node.lineno + 1
             bodies.update(range(start, node.end_lineno + 1))
-        if module_level and isinstance(node, ast.Expr) and _is_work(node.value):
+        if module_level and not in_handler and isinstance(node, ast.Expr) and _is_work(node.value):
             entry = True
         if module_level and isinstance(node, ast.If) and _mentions_name_dunder(node.test):
             entry = True
@@ -81,9 +82,10 @@ def module_shape(tree: ast.Module, lines) -> ModuleShape:
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             for child in getattr(node, field, ()) or ():
                 if isinstance(child, ast.stmt):
-                    stack.append((child, inner_level, inner_function))
+                    stack.append((child, inner_level, inner_function, in_handler))
                 elif hasattr(child, "body"):  # except handlers, match cases
-                    stack.extend((c, inner_level, inner_function) for c in child.body)
+                    handler = in_handler or isinstance(child, ast.ExceptHandler)
+                    stack.extend((c, inner_level, inner_function, handler) for c in child.body)
     code = "".join(line for number, line in enumerate(lines, 1) if number not in docstrings)
     import_time = "".join(
         line for number, line in enumerate(lines, 1) if number not in docstrings and number not in bodies

@@ -35,6 +35,12 @@ def cases() -> List[Tuple[Path, Path, str]]:
     return found
 
 
+def fixture_name(source: Path) -> str:
+    """The name the linter sees: the path below the fixture folder (``det104/tests/test_x.py``),
+    so a fixture is a test module only when its own name or folder says so."""
+    return source.relative_to(FIXTURES).as_posix()
+
+
 def expected_lines(path: Path) -> List[str]:
     lines = []
     for raw in path.read_text().splitlines():

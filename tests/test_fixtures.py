@@ -3,7 +3,7 @@
 import pytest
 
 from flake8_determinism.checker import check_source
-from fixture_support import FIXTURES, cases, expected_lines, format_findings, settings_for
+from fixture_support import FIXTURES, cases, expected_lines, fixture_name, format_findings, settings_for
 
 CASES = cases()
 
@@ -16,7 +16,7 @@ def test_fixtures_exist():
     "source,expected,variant", CASES, ids=["%s[%s]" % (c[0].relative_to(FIXTURES), c[2]) for c in CASES]
 )
 def test_fixture(source, expected, variant):
-    findings = check_source(source.read_text(encoding="utf-8"), settings_for(variant))
+    findings = check_source(source.read_text(encoding="utf-8"), settings_for(variant), filename=fixture_name(source))
     assert format_findings(findings) == expected_lines(expected)
 
 
@@ -26,4 +26,5 @@ def test_fixture(source, expected, variant):
 def test_precheck_never_hides_a_report(source, expected, variant):
     text = source.read_text(encoding="utf-8")
     settings = settings_for(variant)
-    assert check_source(text, settings) == check_source(text, settings, use_precheck=False)
+    name = fixture_name(source)
+    assert check_source(text, settings, filename=name) == check_source(text, settings, use_precheck=False, filename=name)

@@ -10,11 +10,12 @@ from .scopes import Resolver, lookup
 
 
 class FileContext:
-    def __init__(self, module: cst.Module, settings, known_names) -> None:
+    def __init__(self, module: cst.Module, settings, known_names, filename: str = "") -> None:
         self.module = module
         self.settings = settings
+        self.filename = filename  # as flake8 names it ("" when unknown)
         self.index: ModuleIndex = build_index(module)
-        self.resolver = Resolver(self.index.module_scope, known_names)
+        self.resolver = Resolver(self.index.module_scope, known_names, self.index.assignments)
         self.calls_by_name: Dict[str, List[CallSite]] = {}
         for site in self.index.calls:
             name = self.qualname(site)

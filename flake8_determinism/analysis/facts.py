@@ -21,8 +21,10 @@ from ..tables import determinism as D
 from ..tables import seeding as T
 from ..tables.aliases import KNOWN_ROOTS
 from .args import is_none
+from .demos import is_self_test, main_block_calls
 from .index import Assignment, CallSite, ModuleIndex
-from .scopes import FunctionInfo, Resolver
+from .reach import reachable_functions
+from .scopes import FunctionInfo, Resolver, lookup
 from .switches import assignment_switches, call_switches
 
 _EMPTY: FrozenSet[str] = frozenset()
@@ -35,13 +37,16 @@ class ModuleFacts:
         self.index = index
         self.resolver = resolver
         self.settings = settings
-        self._qualname = qualname
+        self.qualname = qualname
         self.local_callee: Dict[int, FunctionInfo] = {}  # id(call node) -> local function
         self.callers: Dict[int, List[CallSite]] = {}  # id(function node) -> call sites
         self.direct_seeds: Dict[int, FrozenSet[str]] = {}  # id(call node) -> frameworks and switches
         self.assignment_effects: List[tuple] = []  # (Assignment, switches it turns on)
         self._seeds_of_function: Dict[int, FrozenSet[str]] = {}
         self._entry_memo: Dict[tuple, bool] = {}
+        self._reachable: Optional[Set[int]] = None
+        self._self_test: Optional[bool] = None
+        self._main_calls: Set[int] = set()  # ids of the calls in ``__main__`` blocks
         self._link_calls()
         self._close_over_local_functions()
         self._collect_events()
@@ -55,7 +60,7 @@ class ModuleFacts:
                 self.local_callee[id(site.node)] = callee
                 self.callers.setdefault(id(callee.node), []).append(site)
             else:
-                seeds = self._seeds_by_name(site) | call_switches(site, self._qualname(site), self.index.parents)
+                seeds = self._seeds_by_name(site) | call_switches(site, self.qualname(site), self.index.parents)
                 if seeds:
                     self.direct_seeds[id(site.node)] = seeds
         for assignment in self.index.assignments:
@@ -70,15 +75,21 @@ class ModuleFacts:
         return self.resolver.resolve(target, assignment.scope, assignment.order)
 
     def _seeds_by_name(self, site: CallSite) -> FrozenSet[str]:
-        qualname = self._qualname(site)
+        qualname = self.qualname(site)
+        name = site.method_name
+        if isinstance(site.node.func, cst.Attribute) and name in T.SEEDING_METHODS:
+            return T.SEEDING_METHODS[name]  # ``fabric.seed_everything(...)``, whatever ``fabric`` is
         if qualname is not None:
             if qualname in T.SEEDERS:
                 return T.SEEDERS[qualname]
+            if T.seeds_when_built(qualname):
+                return T.TRAINER_SEEDS
             if self._named_as_seed_function(qualname):
                 return T.ALL_FRAMEWORKS
             if qualname.split(".")[0] in KNOWN_ROOTS:
                 return _EMPTY
-        name = site.method_name
+        elif self._builds_seeding_trainer(site):
+            return T.TRAINER_SEEDS
         if name in self.settings.seed_functions:
             return T.ALL_FRAMEWORKS
         if "seed" not in name.lower() or name in T.NOT_SEEDING_NAMES or name.startswith("get_"):
@@ -86,6 +97,35 @@ class ModuleFacts:
         if qualname is None and isinstance(site.node.func, cst.Attribute) and name in T.OBJECT_SEED_METHODS:
             return _EMPTY  # ``g.manual_seed(0)``: seeds that generator object only
         return T.ALL_FRAMEWORKS
+
+    def builds_seeding_trainer(self, site: CallSite) -> bool:
+        """``Trainer(...)``/``SFTTrainer(...)`` or a class defined here deriving from one."""
+        qualname = self.qualname(site)
+        if qualname is not None:
+            return T.seeds_when_built(qualname)
+        return self._builds_seeding_trainer(site)
+
+    def _builds_seeding_trainer(self, site: CallSite) -> bool:
+        func = site.node.func
+        if not isinstance(func, cst.Name) or not self.index.classes:
+            return False
+        binding = lookup(site.scope, func.value, site.order)
+        return binding is not None and binding.kind == "class" and self._derives_from_trainer(binding.node, 0)
+
+    def _derives_from_trainer(self, klass, depth: int) -> bool:
+        for node, body_scope, order in self.index.classes:
+            if node is not klass:
+                continue
+            for base in node.bases:
+                qualname = self.resolver.resolve(base.value, body_scope.parent, order)
+                if qualname is not None and T.seeds_when_built(qualname):
+                    return True
+                if isinstance(base.value, cst.Name) and depth < 8:
+                    binding = lookup(body_scope.parent, base.value.value, order)
+                    if binding is not None and binding.kind == "class":
+                        if self._derives_from_trainer(binding.node, depth + 1):
+                            return True
+        return False
 
     def _named_as_seed_function(self, qualname: str) -> bool:
         """``--determinism-seed-functions`` entries match the qualified name or its tail."""
@@ -144,7 +184,7 @@ class ModuleFacts:
         """Run from outside this module (never called here, but reachable)."""
         if id(fn.node) in self.callers:
             return False
-        return fn.name == "<lambda>" or fn.decorated or fn.is_method or fn.name in self.index.names_used
+        return fn.name == "<lambda>" or fn.decorated or fn.is_method or self.index.name_is_used(fn.name)
 
     def _seeded_globally(self, fw: str) -> bool:
         for key in self.events[fw]:
@@ -158,6 +198,12 @@ class ModuleFacts:
     def seeded_at(self, fw: str, site: CallSite) -> bool:
         """Is the global RNG of ``fw`` seeded when ``site`` runs?"""
         return self._seeded_before(fw, site.fn, site.order)
+
+    def seeded_later_in_body(self, fw: str, site: CallSite) -> bool:
+        """Is ``fw`` seeded after ``site`` in the same body?  (A DataLoader draws its
+        order when it is iterated, which is usually after a later ``set_seed``.)"""
+        key = id(site.fn.node) if site.fn is not None else None
+        return any(order > site.order for order in self.events[fw].get(key, ()))
 
     def _seeded_before(self, fw: str, fn: Optional[FunctionInfo], order: int) -> bool:
         key = id(fn.node) if fn is not None else None
@@ -206,20 +252,47 @@ class ModuleFacts:
     def is_entry(self) -> bool:
         return bool(self.index.main_guards) or self.index.module_work
 
+    def reaches(self, fn: Optional[FunctionInfo]) -> bool:
+        """Does module-level code (the ``__main__`` block included) reach code in ``fn``?"""
+        if fn is None:
+            return True
+        if self._reachable is None:
+            self._reachable = reachable_functions(self.index)
+        return id(fn.node) in self._reachable
+
+    def in_entry_code(self, site) -> bool:
+        """Import-time code, or entry code of an entry module (RULES.md scope policy).
+        A self-test (``analysis/demos.py``) has none: its ``__main__`` block is test code."""
+        if site.fn is None:
+            return not (self.is_self_test and id(site.node) in self._main_calls)
+        return self.is_entry and not self.is_self_test and self.reaches(site.fn)
+
+    @property
+    def is_self_test(self) -> bool:
+        """The ``__main__`` block tries the module's own code on random inputs (``analysis/demos.py``)."""
+        if self._self_test is None:
+            self._main_calls = main_block_calls(self.index)
+            self._self_test = is_self_test(self, self._main_calls)
+        return self._self_test
+
     @property
     def is_training_entry(self) -> bool:
-        return self.is_entry and self.trains()
+        return self.is_entry and not self.is_self_test and self.trains()
 
-    def trains(self) -> bool:
+    def trains(self, backward_counts: bool = True) -> bool:
+        """Entry code trains: ``.backward()``, ``.fit(``, an optimizer step, a Trainer or Runner.
+        A self-test may run one ``.backward()`` on random inputs: ``backward_counts=False``."""
         for site in self.index.calls:
+            if not self.reaches(site.fn):
+                continue
             name = site.method_name
             func = site.node.func
             if isinstance(func, cst.Attribute):
-                if name == "backward" or name == "fit":
+                if (name == "backward" and backward_counts) or name == "fit":
                     return True
                 if name == "step" and self._is_optimizer(func.value, site):
                     return True
-            qualname = self._qualname(site)
+            qualname = self.qualname(site)
             if qualname:
                 root = qualname.split(".")[0]
                 last = qualname.rsplit(".", 1)[-1]
@@ -227,6 +300,8 @@ class ModuleFacts:
                     return True
                 if qualname in ("mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"):
                     return True
+            elif self._builds_seeding_trainer(site):
+                return True
         return False
 
     def _is_optimizer(self, receiver, site: CallSite) -> bool:

@@ -1,19 +1,29 @@
-"""Where a value goes: the use context of an expression (data-order rules).
+"""Where a value goes: does the order of a listing or a set reach a result? (DET206, DET207)
 
 ``order_used`` follows an expression up through order-preserving wrappers
-(``list(...)``, comprehensions, ``filter``) and decides whether its order can
-reach the program: not inside ``sorted``/``len``/``set``, not a membership
-test, not when the variable it is stored in is sorted later in the same scope
-(``files.sort()``, ``files = sorted(files)``), or only counted/tested.
+(``list(...)``, comprehensions, ``filter``, ``x or y``) and through the local
+variable it is stored in, and decides whether its order can reach the program.
+Not an order use (RULES.md DET206): ``sorted``/``.sort()`` before any use that
+takes the order; ``len``, ``in``, ``set(...)``, ``any``/``all``/``min``/``max``;
+a truth test (``if files:``, ``not files``); arguments of ``print``, logging
+and ``warnings.warn`` (a log line is not a result); a dict or set built from the
+elements (``{f: load(f) for f in files}``); a loop whose body only does such
+order-free work: per-element dict entries and set additions, log lines, file
+operations on each entry, and accumulation into lists that are sorted
+afterwards.  Anything else -- indexing, ``zip``, a return, a call we cannot see
+into -- takes the order.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, Optional, Set, Tuple
 
 from .._lazy import cst
-from ..tables.data_order import ORDER_FREE, ORDER_PASSING
-from .nodes import code_children
+from ..tables.data_order import (
+    BUILD_PREFIXES, FILE_OPERATIONS, LOG_FUNCTIONS, LOG_METHODS, LOGGER_NAMES, ORDER_FREE, ORDER_PASSING,
+    SET_METHODS,
+)
+from .nodes import code_children, dotted_name
 from .scopes import lookup
 
 if TYPE_CHECKING:  # only for annotations: importing it would load libcst
@@ -36,24 +46,53 @@ def comprehension_of(comp_for: cst.CompFor, parents) -> Optional[cst.CSTNode]:
     return node
 
 
-def order_used(ctx, expr: cst.CSTNode, site: CallSite) -> bool:
-    parents = ctx.index.parents
+class ScopeBody:
+    """One scope's body (a function, or the module) walked once: nodes in source order, parents."""
+
+    def __init__(self, site: CallSite) -> None:
+        self.root = site.fn.node.body if site.fn is not None else site.scope.module_scope().node
+        self.parents: Dict[int, Optional[cst.CSTNode]] = {}
+        self.nodes = []
+        for node, parent in _walk_with_parents(self.root):
+            self.parents[id(node)] = parent
+            self.nodes.append(node)
+        self.position = {id(node): i for i, node in enumerate(self.nodes)}
+        self.following: Set[tuple] = set()  # (name, assignment) pairs being followed: no cycles
+
+    def inside(self, node, ancestor) -> bool:
+        while node is not None:
+            if node is ancestor:
+                return True
+            node = self.parents.get(id(node))
+        return False
+
+
+def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody] = None) -> bool:
+    """Can the order of ``expr`` (a listing, a set) reach the program?"""
+    parents = body.parents if body is not None else ctx.index.parents
     current = expr
     while True:
         parent = parents.get(id(current))
+        if parent is None and body is None:
+            # The index keeps the parents of a few node types only: walk this body for the rest.
+            body = ScopeBody(site)
+            parents = body.parents
+            parent = parents.get(id(current))
+        if isinstance(parent, cst.BinaryOperation) and (_formats(parent, current) or _concatenates(parent)):
+            current = parent  # ``"%s" % files``, ``[0] + files``: the order carried on
+            continue
         if isinstance(parent, cst.Call):
             if parent.func is current:
                 return True
-            name = builtin_name(parent, site)
-            if name in ORDER_FREE:
+            if _order_free_call(ctx, parent, site):
                 return False
-            if name in ORDER_PASSING:
+            if builtin_name(parent, site) in ORDER_PASSING or _joins(parent):
                 current = parent
                 continue
             return True
         if isinstance(parent, cst.CompFor) and parent.iter is current:
             comprehension = comprehension_of(parent, parents)
-            if isinstance(comprehension, cst.SetComp):
+            if isinstance(comprehension, cst.SetComp) or _keyed_by_element(comprehension, parent):
                 return False
             if comprehension is None:
                 return True
@@ -61,18 +100,115 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite) -> bool:
             continue
         if isinstance(parent, cst.ComparisonTarget):
             return not isinstance(parent.operator, (cst.In, cst.NotIn))
+        if isinstance(parent, (cst.If, cst.While, cst.Assert)) and parent.test is current:
+            return False  # a truth test: empty or not
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+            return False
+        if isinstance(parent, cst.IfExp):
+            if parent.test is current:
+                return False
+            current = parent
+            continue
+        if isinstance(parent, cst.BooleanOperation):
+            current = parent  # ``files or []``: the value may be the listing itself
+            continue
+        if isinstance(parent, cst.Expr):
+            return False  # computed and thrown away
         if isinstance(parent, cst.Assign):
             targets = [t.target for t in parent.targets]
             if len(targets) == 1 and isinstance(targets[0], cst.Name):
-                return _variable_order_used(ctx, targets[0].value, site)
+                return _variable_order_used(ctx, targets[0].value, parent, site, body)
+            return True
+        if isinstance(parent, cst.AugAssign):
+            if parent.target is current:
+                return False  # ``files += more``: extended, not read
+            if isinstance(parent.target, cst.Name) and isinstance(parent.operator, cst.AddAssign):
+                return _variable_order_used(ctx, parent.target.value, parent, site, body)
             return True
         if isinstance(parent, cst.For) and parent.iter is current:
-            return not _loop_results_sorted(ctx, parent, site)
+            return not _loop_order_free(parent, site, body or ScopeBody(site))
         return True
 
 
-def _scope_body(site: CallSite):
-    return site.fn.node.body if site.fn is not None else site.scope.module_scope().node
+def _formats(operation, operand) -> bool:
+    """``"..." % value``: string formatting."""
+    return (
+        isinstance(operation.operator, cst.Modulo)
+        and operation.right is operand
+        and isinstance(operation.left, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _concatenates(operation) -> bool:
+    return isinstance(operation.operator, cst.Add)
+
+
+def _joins(call: cst.Call) -> bool:
+    """``", ".join(files)``: a string carrying the order on."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
+
+
+def _order_free_call(ctx, call: cst.Call, site: CallSite) -> bool:
+    """A call whose result does not depend on the order of its arguments: ``len``,
+    ``set``, a log line, a set method, a build step (``cpp_extension.load(sources=...)``)."""
+    name = builtin_name(call, site)
+    if name in ORDER_FREE:
+        return True
+    if is_log_call(call, site) or _set_method_call(call, site):
+        return True
+    callee = ctx.resolver.resolve(call.func, site.scope, site.order) or ""
+    return callee.startswith(BUILD_PREFIXES)
+
+
+def is_log_call(call: cst.Call, site: CallSite) -> bool:
+    """``print(...)``, ``logging.info(...)``, ``logger.warning(...)``, ``warnings.warn(...)``."""
+    func = call.func
+    if builtin_name(call, site) == "print":
+        return True
+    spelled = dotted_name(func)
+    if spelled in LOG_FUNCTIONS:
+        return True
+    if isinstance(func, cst.Attribute) and func.attr.value in LOG_METHODS:
+        receiver = dotted_name(func.value).rsplit(".", 1)[-1].lower()
+        return receiver == "logging" or receiver.endswith(LOGGER_NAMES)
+    return False
+
+
+def _set_method_call(call: cst.Call, site: CallSite) -> bool:
+    """``seen.update(files)``, ``set(a).difference(files)``, ``seen.add(f)``: a set method
+    on a set built here (a list has no ``add``)."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in SET_METHODS):
+        return False
+    receiver = func.value
+    if func.attr.value == "add" or isinstance(receiver, (cst.Set, cst.SetComp)):
+        return True
+    if isinstance(receiver, cst.Call):
+        return builtin_name(receiver, site) in ("set", "frozenset")
+    return isinstance(receiver, cst.Name) and is_set_variable(receiver, site.scope, site.order)
+
+
+def is_set_variable(name: cst.Name, scope, order: int) -> bool:
+    binding = lookup(scope, name.value, order)
+    if binding is None or binding.kind != "assign" or binding.scope is not scope:
+        return False
+    value = binding.value
+    if isinstance(value, (cst.Set, cst.SetComp)):
+        return True
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value in ("set", "frozenset")
+        and lookup(binding.scope, value.func.value, binding.order) is None
+    )
+
+
+def _keyed_by_element(comprehension, comp_for: cst.CompFor) -> bool:
+    """``{f: load(f) for f in files}``: a dict keyed by the element, not by its position."""
+    if not isinstance(comprehension, cst.DictComp) or comp_for.inner_for_in is not None:
+        return False
+    targets = _names_in(comp_for.target)
+    return bool(targets & _names_in(comprehension.key)) and not _uses_position(comprehension.value, None)
 
 
 def _walk_with_parents(root) -> Iterator[Tuple[cst.CSTNode, Optional[cst.CSTNode]]]:
@@ -87,25 +223,30 @@ def _walk_with_parents(root) -> Iterator[Tuple[cst.CSTNode, Optional[cst.CSTNode
         stack.extend((child, owner) for child in reversed(code_children(node)))
 
 
-def _variable_order_used(ctx, name: str, site: CallSite) -> bool:
+def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[ScopeBody]) -> bool:
     """A listing stored in ``name``: is its order used before anything sorts it?"""
-    used = loaded = False
-    for node, parent in _walk_with_parents(_scope_body(site)):
-        if isinstance(node, cst.Call) and _sorts_name(node, name):
-            return False
-        if not isinstance(node, cst.Name) or node.value != name or parent is None:
-            continue
-        if isinstance(parent, (cst.AssignTarget, cst.Param)):
-            continue
-        loaded = True
-        if isinstance(parent, cst.Call) and parent.func is not node:
-            if isinstance(parent.func, cst.Name) and parent.func.value in ORDER_FREE:
+    body = body or ScopeBody(site)
+    key = (name, id(assign))
+    if key in body.following or id(assign) not in body.position:
+        return True  # a cycle of assignments, or an assignment we cannot place: assume the worst
+    body.following.add(key)
+    try:
+        loaded = False
+        for node in body.nodes[body.position[id(assign)] + 1:]:
+            if isinstance(node, cst.Call) and _sorts_name(node, name):
+                return False  # sorted before any use that takes the order
+            if not isinstance(node, cst.Name) or node.value != name or body.inside(node, assign):
                 continue
-        elif isinstance(parent, cst.ComparisonTarget) and isinstance(parent.operator, (cst.In, cst.NotIn)):
-            continue
-        used = True
-    # Never read here: it may be read elsewhere (a module attribute, a return), so assume it is.
-    return used or not loaded
+            parent = body.parents.get(id(node))
+            if parent is None or isinstance(parent, (cst.AssignTarget, cst.Param)):
+                continue
+            loaded = True
+            if order_used(ctx, node, site, body):
+                return True
+        # Never read here: it may be read elsewhere (a module attribute, a return), so assume it is.
+        return not loaded
+    finally:
+        body.following.discard(key)
 
 
 def _sorts_name(call: cst.Call, name: str) -> bool:
@@ -119,11 +260,148 @@ def _sorts_name(call: cst.Call, name: str) -> bool:
     return False
 
 
-def _names_sorted_in(root) -> Set[str]:
-    """Names that ``root`` sorts: ``name.sort()`` or ``sorted(name ...)``."""
+# ---------------------------------------------------------------- loops
+
+
+def loop_order_used(loop: cst.For, site: CallSite) -> bool:
+    """``for x in <unordered>:``: does the loop's effect depend on the iteration order?"""
+    return not _loop_order_free(loop, site, ScopeBody(site))
+
+
+def _loop_order_free(loop: cst.For, site: CallSite, body: ScopeBody) -> bool:
+    """Does every iteration do work whose result does not depend on the order of the others?"""
+    checker = _LoopBody(loop, _names_in(loop.target), site, body)
+    if checker.walk_sorted():
+        return True  # os.walk with ``dirs.sort()`` and the files sorted: a fixed traversal
+    if not checker.order_free(loop.body):
+        return False
+    return not checker.appended or checker.appended <= _names_sorted_after(body, loop)
+
+
+class _LoopBody:
+    """Classifies the statements of a loop over an unordered collection."""
+
+    def __init__(self, loop, targets: Set[str], site: CallSite, body: ScopeBody) -> None:
+        self.loop, self.targets, self.site, self.body = loop, set(targets), site, body
+        self.appended: Set[str] = set()  # lists filled in iteration order
+
+    def walk_sorted(self) -> bool:
+        """``for top, dirs, files in os.walk(...)`` that sorts ``dirs`` and ``files``."""
+        target = self.loop.target
+        if not isinstance(target, cst.Tuple) or len(target.elements) != 3:
+            return False
+        names = [e.value.value if isinstance(e.value, cst.Name) else "" for e in target.elements]
+        sorted_here = set()
+        for node in self.body.nodes:
+            if isinstance(node, cst.Call) and self.body.inside(node, self.loop.body):
+                sorted_here |= {n for n in names[1:] if n and _sorts_name(node, n)}
+        return bool(names[1]) and set(names[1:]) <= sorted_here
+
+    def order_free(self, block) -> bool:
+        statements = getattr(block, "body", block)
+        if isinstance(statements, cst.CSTNode):
+            statements = [statements]
+        return all(self.statement(s) for s in statements)
+
+    def statement(self, stmt) -> bool:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            return all(self.small(s) for s in stmt.body)
+        if isinstance(stmt, cst.If):
+            return self.order_free(stmt.body) and (stmt.orelse is None or self.else_branch(stmt.orelse))
+        if isinstance(stmt, cst.With):
+            return self.order_free(stmt.body)
+        if isinstance(stmt, cst.Try):
+            blocks = [stmt.body] + [h.body for h in stmt.handlers]
+            blocks += [b.body for b in (stmt.orelse, stmt.finalbody) if b is not None]
+            return all(self.order_free(b) for b in blocks)
+        if isinstance(stmt, (cst.For, cst.While)):
+            if isinstance(stmt, cst.For):
+                self.targets |= _names_in(stmt.target)
+            return self.order_free(stmt.body) and (stmt.orelse is None or self.order_free(stmt.orelse.body))
+        return False
+
+    def else_branch(self, orelse) -> bool:
+        if isinstance(orelse, cst.If):
+            return self.statement(orelse)
+        return self.order_free(orelse.body)
+
+    def small(self, stmt) -> bool:
+        if isinstance(stmt, (cst.Pass, cst.Continue, cst.Raise)):
+            return True  # ``raise`` stops on a bad entry whatever the order: not a result
+        if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
+            return self.call(stmt.value)
+        if isinstance(stmt, cst.Assign):
+            return all(self.assignment(t.target, stmt.value) for t in stmt.targets)
+        if isinstance(stmt, cst.AnnAssign) and stmt.value is not None:
+            return self.assignment(stmt.target, stmt.value)
+        if isinstance(stmt, cst.AugAssign):
+            # ``count += 1``, ``total += size``: a count or sum, whatever the order.
+            return isinstance(stmt.target, cst.Name) and not self._read_as_position(stmt.target.value)
+        return False  # break, return, yield, del, raise, ...
+
+    def call(self, call: cst.Call) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            method, receiver = func.attr.value, func.value.value
+            if method == "sort":
+                return True
+            if method in ("append", "extend", "insert"):
+                self.appended.add(receiver)
+                return True
+        if is_log_call(call, self.site) or _set_method_call(call, self.site):
+            return True
+        spelled = dotted_name(func)
+        if spelled in FILE_OPERATIONS or (isinstance(func, cst.Attribute) and func.attr.value in FILE_OPERATIONS):
+            return True  # each entry moved, copied, removed on its own
+        return False
+
+    def assignment(self, target, value) -> bool:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            return all(self.assignment(element.value, value) for element in target.elements)
+        if isinstance(target, cst.Subscript):
+            # ``index[name] = load(name)``: keyed by the element, not by its position.
+            key = target.slice[0].slice if len(target.slice) == 1 else None
+            keyed = isinstance(key, cst.Index) and bool(self.targets & _names_in(key.value))
+            return keyed and not _uses_position(value, dotted_name(target.value))
+        if isinstance(target, cst.Name):
+            self.targets.add(target.value)  # derived from the element
+            # A temporary of this iteration; one read after the loop keeps the last
+            # element (order!), unless only the best one is kept (``if s > best: best = s``).
+            return not self._read_after_loop(target.value) or self._under_comparison(target)
+        return False
+
+    def _read_as_position(self, name: str) -> bool:
+        """A counter that is also read inside the loop (``out[i] = x; i += 1``): a position."""
+        return any(
+            isinstance(n, cst.Name) and n.value == name and not isinstance(self.body.parents.get(id(n)), cst.AugAssign)
+            for n in self.body.nodes
+            if self.body.inside(n, self.loop.body)
+        )
+
+    def _read_after_loop(self, name: str) -> bool:
+        for node in self.body.nodes:
+            if isinstance(node, cst.Name) and node.value == name and not self.body.inside(node, self.loop):
+                parent = self.body.parents.get(id(node))
+                if not isinstance(parent, (cst.AssignTarget, cst.Param)):
+                    return True
+        return False
+
+    def _under_comparison(self, target) -> bool:
+        node = self.body.parents.get(id(target))
+        while node is not None and node is not self.loop:
+            if isinstance(node, cst.If) and isinstance(node.test, cst.Comparison):
+                operators = (cst.GreaterThan, cst.LessThan, cst.GreaterThanEqual, cst.LessThanEqual)
+                if all(isinstance(c.operator, operators) for c in node.test.comparisons):
+                    return True
+            node = self.body.parents.get(id(node))
+        return False
+
+
+def _names_sorted_after(body: ScopeBody, loop) -> Set[str]:
+    """Names sorted (``name.sort()``, ``sorted(name)``) in the scope, outside ``loop``."""
     names = set()
-    for node, _ in _walk_with_parents(root):
-        if not isinstance(node, cst.Call):
+    for node in body.nodes:
+        if not isinstance(node, cst.Call) or body.inside(node, loop):
             continue
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "sort" and isinstance(func.value, cst.Name):
@@ -134,31 +412,28 @@ def _names_sorted_in(root) -> Set[str]:
     return names
 
 
-def _loop_results_sorted(ctx, loop: cst.For, site: CallSite) -> bool:
-    """The loop only accumulates into lists that are sorted afterwards, or sorts
-    what it iterates (``os.walk``: ``dirs.sort()`` and ``sorted(files)``)."""
-    targets = _target_names(loop.target)
-    appended: Set[str] = set()
-    sorted_targets: Set[str] = set()
-    for node, _ in _walk_with_parents(loop.body):
-        if not isinstance(node, cst.Call):
-            continue
-        func = node.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            if func.attr.value in ("append", "extend", "add"):
-                appended.add(func.value.value)
-        for target in targets:
-            if _sorts_name(node, target):
-                sorted_targets.add(target)
-    if appended and appended <= _names_sorted_in(_scope_body(site)):
-        return True
-    # os.walk: the dirs list sorted in place fixes traversal order; files sorted where used.
-    return len(targets) == 3 and set(targets[1:]) <= sorted_targets
+def _names_in(expr) -> Set[str]:
+    names = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, cst.CSTNode):
+            stack.extend(code_children(node))
+    return names
 
 
-def _target_names(target) -> list:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [e.value.value if isinstance(e.value, cst.Name) else "" for e in target.elements]
-    return []
+def _uses_position(expr, container: Optional[str]) -> bool:
+    """``len(index)`` of the container being filled, ``next(counter)``: how many came before."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            if node.func.value == "next":
+                return True
+            if node.func.value == "len" and container and node.args and dotted_name(node.args[0].value) == container:
+                return True
+        if isinstance(node, cst.CSTNode):
+            stack.extend(code_children(node))
+    return False

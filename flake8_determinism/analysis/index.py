@@ -8,7 +8,7 @@ index.  The walk is iterative (deeply nested code cannot overflow the stack) and
 visits only fields that can hold code, skipping whitespace and punctuation.
 """
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -57,16 +57,24 @@ class ModuleIndex:
         self.classes: List[Tuple[cst.ClassDef, Scope, int]] = []  # (node, body scope, order)
         self.assignments: List[Assignment] = []
         self.main_guards: List[cst.If] = []
+        # ``if`` statements whose test reads a name with "seed" in it (``if args.seed is not None:``).
+        self.seed_guards: List[Tuple[cst.If, Scope, Optional[FunctionInfo], int]] = []
         # A module-level call statement (also inside module-level if/for/with
         # blocks) other than configuration or table building: the module runs
         # something when executed, like a script.
         self.module_work = False
-        self.names_used: Dict[str, int] = {}
+        # Names read in each body: id(function node) -> names; None: module level (class bodies
+        # count for the body they run in).  Feeds reachability and "used as a value".
+        self.names_by_body: Dict[Optional[int], Set[str]] = {None: set()}
         self.imported_roots = set()  # top-level packages imported anywhere in the module
         # Parent of the nodes whose use context the data-order rules inspect.
         self.parents: Dict[int, cst.CSTNode] = {}
         self.set_displays: List[CallSite] = []  # ``{a, b}`` and set comprehensions, as pseudo-sites
         self.loops: List[Tuple[cst.CSTNode, Scope, Optional[FunctionInfo], int]] = []  # For / CompFor
+
+    def name_is_used(self, name: str) -> bool:
+        """Is ``name`` read anywhere in the module (called, passed on, stored)?"""
+        return any(name in names for names in self.names_by_body.values())
 
 
 def _is_declarative_call(call: cst.Call) -> bool:
@@ -86,6 +94,24 @@ def is_main_guard(test: cst.BaseExpression) -> bool:
     return len(names) == 1 and len(strings) == 1
 
 
+def _tests_a_seed(test: cst.BaseExpression) -> bool:
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Comparison):
+            stack.append(node.left)
+        elif isinstance(node, cst.BooleanOperation):
+            stack += [node.left, node.right]
+        elif isinstance(node, cst.UnaryOperation):
+            stack.append(node.expression)
+        elif isinstance(node, cst.Attribute):
+            if "seed" in node.attr.value.lower():
+                return True
+        elif isinstance(node, cst.Name) and "seed" in node.value.lower():
+            return True
+    return False
+
+
 def _target_names(target: cst.BaseExpression):
     """Names bound by an assignment/loop target."""
     stack = [target]
@@ -103,6 +129,7 @@ class _Walker:
     def __init__(self, module: cst.Module) -> None:
         self.index = ModuleIndex(module)
         self.order = 0
+        self.quiet_statements = set()  # ids of expression statements in module-level ``except`` blocks
 
     def run(self) -> ModuleIndex:
         index = self.index
@@ -110,7 +137,7 @@ class _Walker:
         parents = index.parents
         keep_parent = _PARENT_KEPT
         handlers = _HANDLERS
-        names_used = index.names_used
+        names_by_body = index.names_by_body
         while stack:
             node, scope, fn, parent = stack.pop()
             self.order += 1
@@ -118,7 +145,7 @@ class _Walker:
             if node_type in keep_parent:
                 parents[id(node)] = parent
             if node_type is cst.Name:
-                names_used[node.value] = names_used.get(node.value, 0) + 1
+                names_by_body[id(fn.node) if fn is not None else None].add(node.value)
                 continue
             handler = handlers.get(node_type)
             if handler is None:
@@ -147,7 +174,8 @@ class _Walker:
             if isinstance(extra, cst.Param):
                 every.append(extra)
         for param in every:
-            self.bind(inner, param.name.value, "param", node=param.name)
+            # The annotation tells what the argument is (``root: Path``).
+            self.bind(inner, param.name.value, "param", node=param.name, value=param.annotation)
             if param.default is not None:
                 children.append((param.default, outer, outer_fn))
         return children
@@ -159,6 +187,7 @@ class _Walker:
         info = FunctionInfo(node, node.name.value, inner, scope, bool(node.decorators))
         inner.function = info
         self.index.functions[id(node)] = info
+        self.index.names_by_body[id(node)] = set()
         children = [(d.decorator, scope, fn) for d in node.decorators]
         children += self.params(node.params, scope, fn, inner)
         children.append((node.body, inner, info))
@@ -169,6 +198,7 @@ class _Walker:
         info = FunctionInfo(node, "<lambda>", inner, scope, False)
         inner.function = info
         self.index.functions[id(node)] = info
+        self.index.names_by_body[id(node)] = set()
         children = self.params(node.params, scope, fn, inner)
         children.append((node.body, inner, info))
         return children
@@ -270,6 +300,9 @@ class _Walker:
         return children
 
     def except_handler(self, node, scope: Scope, fn):
+        if fn is None and scope.kind == "module":
+            # ``except ImportError: print("install apex")``: not work a script does.
+            self.quiet_statements.update(_statements_in(node.body))
         if node.name is not None:
             self.bind_target(scope, node.name.name, "assign")
         children = [(node.body, scope, fn)]
@@ -291,15 +324,30 @@ class _Walker:
     def if_(self, node: cst.If, scope: Scope, fn):
         if fn is None and scope.kind == "module" and is_main_guard(node.test):
             self.index.main_guards.append(node)
+        elif _tests_a_seed(node.test):
+            self.index.seed_guards.append((node, scope, fn, self.order))
         return [(c, scope, fn) for c in code_children(node)]
 
     def expr(self, node: cst.Expr, scope: Scope, fn):
         value = node.value
-        if fn is None and scope.kind == "module" and isinstance(value, (cst.Call, cst.Await)):
+        if fn is None and scope.kind == "module" and isinstance(value, (cst.Call, cst.Await)) and (
+            id(node) not in self.quiet_statements
+        ):
             call = value if isinstance(value, cst.Call) else value.expression
             if not isinstance(call, cst.Call) or not _is_declarative_call(call):
                 self.index.module_work = True
         return [(value, scope, fn)]
+
+
+def _statements_in(block):
+    """Ids of the expression statements in ``block``, outside nested functions and classes."""
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Expr):
+            yield id(node)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+            stack.extend(code_children(node))
 
 
 def _set_display(self, node: cst.Set, scope: Scope, fn):
@@ -311,7 +359,8 @@ _PARENT_KEPT = frozenset(
     {
         cst.Call, cst.Arg, cst.CompFor, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp,
         cst.Set, cst.ComparisonTarget, cst.Comparison, cst.Attribute, cst.Assign, cst.AssignTarget,
-        cst.For, cst.Subscript, cst.SubscriptElement, cst.Index,
+        cst.For, cst.Subscript, cst.SubscriptElement, cst.Index, cst.UnaryOperation, cst.BooleanOperation,
+        cst.IfExp,
     }
 )
 

@@ -25,7 +25,7 @@ class Binding:
         self.kind = kind  # import | def | class | assign | param
         self.order = order
         self.node = node
-        self.value = value  # import: qualified name; assign: the assigned expression
+        self.value = value  # import: qualified name; assign: the assigned expression; param: annotation
         self.scope = scope
 
 
@@ -107,6 +107,15 @@ def lookup(scope: Scope, name: str, order: int) -> Optional[Binding]:
     return None
 
 
+def _enclosing_class(scope: Scope) -> Optional[Scope]:
+    """The class whose method body ``scope`` is (directly, or through comprehensions)."""
+    while scope is not None and scope.kind == "comprehension":
+        scope = scope.parent
+    if scope is None or scope.kind != "function" or scope.parent is None or scope.parent.kind != "class":
+        return None
+    return scope.parent
+
+
 def canonical(qualname: str) -> str:
     """Apply the longest matching rewrite until none applies (``pytorch_lightning.seed_everything``
     -> ``lightning.pytorch.seed_everything`` -> ``lightning.seed_everything``)."""
@@ -128,9 +137,11 @@ class Resolver:
     (``g = torch.Generator(); g.seed`` -> ``torch.Generator().seed``).
     """
 
-    def __init__(self, module_scope: Scope, known_names) -> None:
+    def __init__(self, module_scope: Scope, known_names, assignments=()) -> None:
         self.module_scope = module_scope
         self.known_names = known_names  # for star imports
+        self.assignments = assignments  # attribute assignments, for ``self.root = Path(...)``
+        self._self_attributes = None
 
     def resolve(self, expr, scope: Scope, order: int, depth: int = 0) -> Optional[str]:
         raw = self._resolve(expr, scope, order, depth)
@@ -144,6 +155,11 @@ class Resolver:
             parts.append(expr.attr.value)
             expr = expr.value
         if isinstance(expr, cst.Name):
+            if expr.value == "self" and parts:
+                held = self._self_attribute(scope, parts[-1], depth)
+                if held is not None:
+                    base, parts = held, parts[:-1]
+                    return base + "." + ".".join(reversed(parts)) if parts else base
             base = self._resolve_name(expr.value, scope, order, depth)
         elif isinstance(expr, cst.Call):
             inner = self._resolve(expr.func, scope, order, depth + 1)
@@ -173,6 +189,13 @@ class Resolver:
             return None
         if binding.kind == "import":
             return binding.value
+        if binding.kind == "param" and binding.value is not None:
+            # ``root: Path``: an instance of the annotated class.
+            annotation = binding.value.annotation
+            if isinstance(annotation, (cst.Name, cst.Attribute)):
+                kind = self._resolve(annotation, binding.scope.parent or binding.scope, order, depth + 1)
+                return kind + "()" if kind else None
+            return None
         if binding.kind == "assign" and binding.value is not None:
             value = binding.value
             if isinstance(value, (cst.Call, cst.Attribute, cst.Name, cst.Subscript, cst.BinaryOperation)):
@@ -180,6 +203,31 @@ class Resolver:
                     return None
                 return self._resolve(value, binding.scope, binding.order, depth + 1)
         return None
+
+    def _self_attribute(self, scope: Scope, attribute: str, depth: int) -> Optional[str]:
+        """``self.root`` in a method: what every ``self.root = ...`` of its class resolves to."""
+        klass = _enclosing_class(scope)
+        if klass is None:
+            return None
+        if self._self_attributes is None:
+            self._self_attributes = {}
+            for assignment in self.assignments:
+                target, fn = assignment.target, assignment.fn
+                if (
+                    isinstance(target, cst.Attribute)
+                    and isinstance(target.value, cst.Name)
+                    and target.value.value == "self"
+                    and fn is not None
+                    and fn.is_method
+                ):
+                    key = (id(fn.parent_scope.node), target.attr.value)
+                    self._self_attributes.setdefault(key, []).append(assignment)
+        found = set()
+        for assignment in self._self_attributes.get((id(klass.node), attribute), ()):
+            if assignment.value is None:
+                return None
+            found.add(self._resolve(assignment.value, assignment.scope, assignment.order, depth + 1))
+        return found.pop() if len(found) == 1 else None
 
     def local_function(self, func, scope: Scope, order: int, functions) -> Optional[FunctionInfo]:
         """The function defined in this module that a call's ``func`` refers to, if any."""

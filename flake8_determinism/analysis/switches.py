@@ -63,6 +63,8 @@ def _switches_for(state: str, switches: FrozenSet[str]) -> FrozenSet[str]:
 def call_switches(site: CallSite, qualname: Optional[str], parents) -> FrozenSet[str]:
     """Switches turned on by running this call."""
     call = site.node
+    if qualname is not None and D.is_training_arguments(qualname):
+        qualname = D.TRAINING_ARGUMENTS  # ``SFTConfig``, ``Seq2SeqTrainingArguments``: its subclasses
     if qualname in D.ENABLERS:
         return _switches_for(*enabler_state(qualname, call))
     if qualname in D.ENV_SETTERS:

@@ -11,6 +11,7 @@ from .det105 import NonReproducibleSeed
 from .det106 import UnseededTensorFlow
 from .det107 import UnseededMindSpore
 from .det108 import SklearnWithoutRandomState
+from .det109 import OptionalSeed
 from .det201 import DataLoaderWorkersWithoutInitFn
 from .det202 import DataLoaderWithoutGenerator
 from .det203 import UnseededShuffle
@@ -38,6 +39,7 @@ ALL_RULES = (
     UnseededTensorFlow(),
     UnseededMindSpore(),
     SklearnWithoutRandomState(),
+    OptionalSeed(),
     DataLoaderWorkersWithoutInitFn(),
     DataLoaderWithoutGenerator(),
     UnseededShuffle(),

@@ -86,7 +86,7 @@ class GlobalDrawRule(Rule):
 
     @staticmethod
     def in_scope(ctx: FileContext, site: CallSite) -> bool:
-        return site.fn is None or ctx.facts.is_entry or ctx.settings.strict
+        return ctx.settings.strict or ctx.facts.in_entry_code(site)
 
     def message(self, ctx: FileContext, site: CallSite) -> str:
         when = "is not seeded before this call" if ctx.facts.events[self.framework] else "is never seeded"

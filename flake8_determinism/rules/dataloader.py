@@ -1,11 +1,25 @@
-"""What DET201/DET202 share: finding DataLoaders and reading their flags."""
+"""What DET201/DET202 share: finding DataLoaders, reading their flags, and what the dataset draws.
+
+Flags are read from the call, with ``**kwargs`` opened when ``kwargs`` is a dict
+built in the same scope (a display, ``dict(...)``, ``{**a, **b}``, a
+conditional of two of them, later ``kwargs.update({...})``/``kwargs["k"] = v``).
+
+The dataset decides whether worker seeds matter.  ``dataset_randomness`` looks at
+the dataset argument when the module can see it: a class defined here (what its
+methods draw from), or a torchvision dataset (what its ``transform`` is made of).
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
 
-from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..tables.data_order import DATALOADER, NUM_WORKERS, SEEDS_WORKERS, SHUFFLE
+from .._lazy import cst
+from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
+from ..analysis.nodes import dotted_name
+from ..analysis.scopes import lookup
+from ..tables import data_order as D
+from ..tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
+from ..tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -13,13 +27,18 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 
 TRIGGERS = frozenset({"DataLoader"})
 
+# What the dataset draws, from least to most: nothing; only from RNGs each worker
+# reseeds (``random``, torch, NumPy's global RNG); something we cannot see (a
+# transform handed in); RNGs the workers copy unchanged (RNG objects, other libraries).
+NOTHING, RESEEDED, UNSEEN, COPIED = 0, 1, 2, 3
+
 
 def dataloaders(ctx: FileContext) -> Iterator[CallSite]:
     """``torch.utils.data.DataLoader(...)`` however imported, and classes defined
     here that subclass it (``class InfiniteDataLoader(dataloader.DataLoader)``)."""
-    subclasses = ctx.local_subclasses({DATALOADER}) if ctx.index.classes else {}
+    subclasses = ctx.local_subclasses({D.DATALOADER}) if ctx.index.classes else {}
     for site in ctx.index.calls:
-        if ctx.qualname(site) == DATALOADER:
+        if ctx.qualname(site) == D.DATALOADER:
             yield site
         elif subclasses:
             klass = ctx.called_class(site)
@@ -40,18 +59,281 @@ def flag(call, where) -> Optional[bool]:
 
 
 def uses_workers(call) -> Optional[bool]:
-    return flag(call, NUM_WORKERS)
+    return flag(call, D.NUM_WORKERS)
 
 
 def shuffles(call) -> Optional[bool]:
-    return flag(call, SHUFFLE)
+    """Shuffling by the loader itself: ``shuffle=`` (a ``sampler=`` orders it instead)."""
+    for where in (D.SAMPLER, D.BATCH_SAMPLER):
+        given = find_arg(call, *where)
+        if given is UNKNOWN or (given is not MISSING and not is_none(given)):
+            return False
+    return flag(call, D.SHUFFLE)
 
 
 def lightning_seeds_workers(ctx: FileContext) -> bool:
     """``seed_everything(..., workers=True)``: Lightning injects a worker_init_fn."""
-    for name, where in SEEDS_WORKERS.items():
+    for name, where in D.SEEDS_WORKERS.items():
         for site in ctx.calls_to({name}):
             value = find_arg(site.node, *where)
             if value not in (MISSING, UNKNOWN) and literal(value) == (True, True):
                 return True
+    return False
+
+
+# ---------------------------------------------------------------- **kwargs
+
+
+def effective_call(ctx: FileContext, site: CallSite) -> cst.Call:
+    """The call with each ``**name`` replaced by the keywords of the dict ``name`` holds,
+    when that dict is built in the same scope; otherwise the call unchanged."""
+    call = site.node
+    if not any(arg.star == "**" for arg in call.args):
+        return call
+    args: List[cst.Arg] = []
+    for arg in call.args:
+        if arg.star != "**":
+            args.append(arg)
+            continue
+        entries = _dict_entries(ctx, arg.value, site, 0)
+        if entries is None:
+            return call
+        args += [cst.Arg(value=value, keyword=cst.Name(key)) for key, value in entries.items()]
+    return call.with_changes(args=args)
+
+
+# A value of a key present in only one branch of ``a if c else b``: not a literal.
+_EITHER = "one_branch_only"
+
+
+def _dict_entries(ctx: FileContext, expr, site: CallSite, depth: int) -> Optional[Dict[str, object]]:
+    """key -> value expression of a dict built here, or None when any part is unknown."""
+    if depth > 4:
+        return None
+    if isinstance(expr, cst.Dict):
+        entries: Dict[str, object] = {}
+        for element in expr.elements:
+            if isinstance(element, cst.DictElement):
+                known, key = literal(element.key)
+                if not (known and isinstance(key, str) and key.isidentifier()):
+                    return None
+                entries[key] = element.value
+            else:
+                inner = _dict_entries(ctx, element.value, site, depth + 1)
+                if inner is None:
+                    return None
+                entries.update(inner)
+        return entries
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict":
+        if lookup(site.scope, "dict", site.order) is not None:
+            return None
+        entries = {}
+        for arg in expr.args:
+            if arg.keyword is not None:
+                entries[arg.keyword.value] = arg.value
+            elif arg.star == "**" or not arg.star:
+                inner = _dict_entries(ctx, arg.value, site, depth + 1)
+                if inner is None:
+                    return None
+                entries.update(inner)
+            else:
+                return None
+        return entries
+    if isinstance(expr, cst.IfExp):
+        one = _dict_entries(ctx, expr.body, site, depth + 1)
+        other = _dict_entries(ctx, expr.orelse, site, depth + 1)
+        if one is None or other is None:
+            return None
+        merged = {}
+        for key in set(one) | set(other):
+            same = key in one and key in other and one[key].deep_equals(other[key])
+            merged[key] = one[key] if same else cst.Name(_EITHER)
+        return merged
+    if isinstance(expr, cst.Name):
+        binding = lookup(site.scope, expr.value, site.order)
+        if binding is None or binding.kind != "assign" or binding.value is None or binding.scope is not site.scope:
+            return None
+        entries = _dict_entries(ctx, binding.value, site, depth + 1)
+        if entries is not None and not _apply_later_changes(ctx, expr.value, binding.order, site, entries):
+            return None
+        return entries
+    return None
+
+
+def _apply_later_changes(ctx: FileContext, name: str, start: int, site: CallSite, entries) -> bool:
+    """``name.update({...})``/``name.update(k=v)`` and ``name["k"] = v`` between the dict and the
+    call; False when one of them adds keys we cannot read."""
+    for other in ctx.index.calls:
+        func = other.node.func
+        if other.scope is not site.scope or not start < other.order < site.order:
+            continue
+        if isinstance(func, cst.Attribute) and func.attr.value == "update" and dotted_name(func.value) == name:
+            for arg in other.node.args:
+                if arg.keyword is not None:
+                    entries[arg.keyword.value] = arg.value
+                else:
+                    inner = _dict_entries(ctx, arg.value, other, 0)
+                    if inner is None:
+                        return False
+                    entries.update(inner)
+    for assignment in ctx.index.assignments:
+        target = assignment.target
+        if assignment.scope is not site.scope or not start < assignment.order < site.order:
+            continue
+        if isinstance(target, cst.Subscript) and dotted_name(target.value) == name and len(target.slice) == 1:
+            index = target.slice[0].slice
+            known, key = literal(index.value) if isinstance(index, cst.Index) else (False, None)
+            if not (known and isinstance(key, str) and key.isidentifier()):
+                return False
+            entries[key] = assignment.value if assignment.value is not None else cst.Name(_EITHER)
+    return True
+
+
+# ---------------------------------------------------------------- the dataset
+
+
+def dataset_randomness(ctx: FileContext, call: cst.Call, site: CallSite) -> Tuple[Optional[int], str]:
+    """(what the dataset draws, a phrase naming it); (None, "") when the module cannot see it."""
+    dataset = find_arg(call, *D.DATASET)
+    if dataset in (MISSING, UNKNOWN):
+        return None, ""
+    return _randomness_of(ctx, dataset, site.scope, site.order, 0)
+
+
+def _randomness_of(ctx: FileContext, dataset, scope, order, depth: int) -> Tuple[Optional[int], str]:
+    """Follows ``ds = MyDataset(...)``, ``train, val = random_split(ds, ...)`` to what is built."""
+    if depth > 4:
+        return None, ""
+    if isinstance(dataset, cst.Name) and dataset.value == "self":
+        klass = _class_of(scope)  # ``DataLoader(self, ...)`` in a Dataset's own method
+        return _class_randomness(ctx, klass) if klass is not None else (None, "")
+    if isinstance(dataset, cst.Name):
+        binding = lookup(scope, dataset.value, order)
+        if binding is None or binding.kind != "assign" or binding.value is None:
+            return None, ""
+        return _randomness_of(ctx, binding.value, binding.scope, binding.order, depth + 1)
+    if not isinstance(dataset, cst.Call):
+        return None, ""
+    if isinstance(dataset.func, cst.Name):
+        binding = lookup(scope, dataset.func.value, order)
+        if binding is not None and binding.kind == "class":
+            return _class_randomness(ctx, binding.node)
+    qualname = ctx.resolver.resolve(dataset.func, scope, order) or ""
+    if qualname in D.DATASET_WRAPPERS:  # ``random_split(ds, ...)``, ``Subset(ds, ...)``: the dataset inside
+        inner = find_arg(dataset, *D.DATASET_WRAPPERS[qualname])
+        if inner in (MISSING, UNKNOWN):
+            return None, ""
+        return _randomness_of(ctx, inner, scope, order, depth + 1)
+    if qualname.startswith(D.TORCHVISION_DATASETS):
+        return _torchvision_randomness(ctx, dataset, scope, order), ""
+    return None, ""
+
+
+def _class_of(scope):
+    """The class whose method ``scope`` belongs to."""
+    while scope is not None and scope.kind != "function":
+        scope = scope.parent
+    if scope is None or scope.parent is None or scope.parent.kind != "class":
+        return None
+    return scope.parent.node
+
+
+def _class_randomness(ctx: FileContext, klass) -> Tuple[int, str]:
+    classes = _with_local_bases(ctx, klass)
+    worst, what = NOTHING, ""
+    old_torch = ctx.settings.torch_version < D.TORCH_RESEEDS_NUMPY_IN_WORKERS
+    for assignment in ctx.index.assignments:
+        if _method_of(assignment.fn, classes) and isinstance(assignment.value, cst.Call):
+            name = ctx.resolver.resolve(assignment.value.func, assignment.scope, assignment.order)
+            if name in D.RNG_OBJECTS and isinstance(assignment.target, cst.Attribute):
+                return COPIED, "holds an RNG object (self.%s)" % assignment.target.attr.value
+    for site in ctx.index.calls:
+        if not _method_of(site.fn, classes):
+            continue
+        name = ctx.qualname(site) or ""
+        root = name.split(".", 1)[0]
+        if root in D.OTHER_RNG_ROOTS or name in TF_DRAWS or name in MINDSPORE_DRAWS or (
+            old_torch and name in NUMPY_LEGACY
+        ):
+            return COPIED, "draws from the %s RNG" % root
+        if name in PYTHON_RANDOM or name in NUMPY_LEGACY or name in TORCH_GLOBAL or name in RANDOM_TRANSFORMS:
+            worst = max(worst, RESEEDED)
+        elif name in DROPOUT or (not name and site.method_name in TENSOR_METHODS):
+            worst = max(worst, RESEEDED)
+        elif not name and _calls_handed_in_transform(site):
+            worst, what = max(worst, UNSEEN), what or "calls a transform handed in"
+    return worst, what
+
+
+def _calls_handed_in_transform(site: CallSite) -> bool:
+    """``self.transform(x)``, ``transform(x)``: randomness we cannot see."""
+    func = site.node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return any(word in name.lower() for word in D.TRANSFORM_WORDS)
+
+
+def _torchvision_randomness(ctx: FileContext, dataset: cst.Call, scope, order) -> int:
+    """A torchvision dataset draws only through its transforms (``transform=``, or positional)."""
+    worst = NOTHING
+    for position, arg in enumerate(dataset.args):
+        if arg.star:
+            return UNSEEN
+        if arg.keyword is not None and arg.keyword.value not in D.TORCHVISION_TRANSFORM_KEYWORDS:
+            continue
+        if (arg.keyword is None and position == 0) or is_none(arg.value) or literal(arg.value)[0]:
+            continue  # the root, a flag or a split name
+        worst = max(worst, _transform_randomness(ctx, arg.value, scope, order, 0))
+    return worst
+
+
+def _transform_randomness(ctx: FileContext, expr, scope, order, depth: int) -> int:
+    """A ``transforms.Compose([...])`` (through a variable) of torchvision transforms."""
+    if depth > 4:
+        return UNSEEN
+    if isinstance(expr, cst.Name):
+        binding = lookup(scope, expr.value, order)
+        if binding is None or binding.kind != "assign" or binding.value is None:
+            return UNSEEN
+        return _transform_randomness(ctx, binding.value, binding.scope, binding.order, depth + 1)
+    if not isinstance(expr, cst.Call):
+        return UNSEEN
+    name = ctx.resolver.resolve(expr.func, scope, order) or ""
+    if name in RANDOM_TRANSFORMS:
+        return RESEEDED
+    if name.rsplit(".", 1)[-1] in D.COMPOSING_TRANSFORMS and name.startswith(D.TORCHVISION_TRANSFORMS):
+        steps = find_arg(expr, "transforms", 0)
+        if not isinstance(steps, (cst.List, cst.Tuple)):
+            return UNSEEN
+        return max([_transform_randomness(ctx, e.value, scope, order, depth + 1) for e in steps.elements] or [NOTHING])
+    return NOTHING if name.startswith(D.TORCHVISION_TRANSFORMS) else UNSEEN
+
+
+def _with_local_bases(ctx: FileContext, klass) -> set:
+    """``klass`` and the classes defined here that it derives from."""
+    found, todo = set(), [klass]
+    while todo:
+        node = todo.pop()
+        if id(node) in found:
+            continue
+        found.add(id(node))
+        for base in node.bases:
+            if isinstance(base.value, cst.Name):
+                for candidate, body_scope, order in ctx.index.classes:
+                    if candidate.name.value == base.value.value:
+                        binding = lookup(body_scope.parent, base.value.value, order)
+                        if binding is not None and binding.kind == "class":
+                            todo.append(binding.node)
+                        break
+    return found
+
+
+def _method_of(fn, classes) -> bool:
+    """Is ``fn`` (or a function nested in it) a method of one of ``classes``?"""
+    while fn is not None:
+        if fn.is_method and id(fn.parent_scope.node) in classes:
+            return True
+        scope = fn.parent_scope
+        while scope is not None and scope.kind not in ("function",):
+            scope = scope.parent
+        fn = scope.function if scope is not None else None
     return False

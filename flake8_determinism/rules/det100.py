@@ -2,6 +2,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from ..analysis.args import MISSING, absent_or_none, find_arg, is_none
+from ..tables.seeding import (
+    MODEL_INIT_KEYWORD, NEW_HEAD_SUFFIXES, NEW_WEIGHTS_CALLS, NEW_WEIGHTS_METHODS, PEFT_CONFIG_KEYWORD, TORCH,
+)
 from .base import Report, Rule, module_report
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -14,8 +18,10 @@ class UnseededTrainingScript(Rule):
     What it does: reports a training entry module (it runs as a script and calls
     ``.backward()``, ``.fit(``, an optimizer ``.step()``, or builds a Lightning /
     transformers ``Trainer`` or mmengine ``Runner``) in which nothing is seeded:
-    no seeding call, no seeding helper, no ``random_state=``/``seed=``.
-    Reported once, at the ``__main__`` guard, else at line 1.
+    no seeding call, no seeding helper, no ``random_state=``/``seed=``.  Also a
+    script whose only seeding is the one a Hugging Face/trl ``Trainer`` does when
+    it is built, when new weights were drawn before it (a PEFT adapter, a new
+    head, a model from a config).  Reported once, at the ``__main__`` guard, else at line 1.
 
     Why it matters: weight init, dropout, shuffling and augmentation then start
     from a different random state every run, so no two runs match.
@@ -39,10 +45,49 @@ class UnseededTrainingScript(Rule):
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         facts = ctx.facts
-        if not facts.is_training_entry or facts.seeds_anything():
+        if not facts.is_training_entry:
             return
-        message = (
-            "training script seeds no RNG: weight init, dropout and data order differ every run"
-            " — seed random, NumPy and your framework at start-up (e.g. seed_everything(SEED))"
-        )
-        yield module_report(ctx, message)
+        if not facts.seeds_anything():
+            yield module_report(
+                ctx,
+                "training script seeds no RNG: weight init, dropout and data order differ every run"
+                " — seed random, NumPy and your framework at start-up (e.g. seed_everything(SEED))",
+            )
+            return
+        trainer = self._first_seeding_trainer(ctx)
+        if trainer is not None and not facts.seeded_at(TORCH, trainer) and _new_weights_first(ctx, trainer):
+            yield module_report(
+                ctx,
+                "training script is seeded only when %s() is built, after the model: new weights (a head,"
+                " a PEFT adapter) are initialised from an unseeded RNG and differ every run"
+                " — call transformers.set_seed(SEED) before building the model" % ctx.spelling(trainer),
+            )
+
+    @staticmethod
+    def _first_seeding_trainer(ctx: FileContext):
+        """The first Hugging Face/trl Trainer that entry code builds, if it is given a model
+        built before it (not ``model_init=``, which the Trainer calls after seeding)."""
+        for site in ctx.index.calls:
+            if ctx.facts.reaches(site.fn) and ctx.facts.builds_seeding_trainer(site):
+                model = find_arg(site.node, "model", 0)
+                if find_arg(site.node, MODEL_INIT_KEYWORD) is MISSING and model is not MISSING and not is_none(model):
+                    return site
+                return None
+        return None
+
+
+def _new_weights_first(ctx: FileContext, trainer) -> bool:
+    """Does entry code draw new weights before the Trainer seeds: a PEFT adapter
+    (``get_peft_model``, ``peft_config=``), a new head (``AutoModelForSequenceClassification``),
+    a model built from a config?  A pretrained model loaded as is draws nothing."""
+    if not absent_or_none(trainer.node, PEFT_CONFIG_KEYWORD):
+        return True
+    for site in ctx.index.calls:
+        if not ctx.facts.reaches(site.fn) or site is trainer:
+            continue
+        name = ctx.qualname(site) or ""
+        if name in NEW_WEIGHTS_CALLS or site.method_name in NEW_WEIGHTS_METHODS:
+            return True
+        if name.startswith("transformers.") and name.replace(".from_pretrained", "").endswith(NEW_HEAD_SUFFIXES):
+            return True
+    return False

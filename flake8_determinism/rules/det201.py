@@ -12,12 +12,17 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 
 
 class DataLoaderWorkersWithoutInitFn(Rule):
-    """DET201: a DataLoader with worker processes and no ``worker_init_fn``.
+    """DET201: DataLoader workers without ``worker_init_fn`` where one would change something.
 
     What it does: reports ``torch.utils.data.DataLoader`` (however imported, and
     classes here that subclass it) with ``num_workers`` > 0 or not a literal,
-    and no ``worker_init_fn`` (or ``None``); not when ``**kwargs`` may carry it,
-    nor when Lightning's ``seed_everything(..., workers=True)`` is called here.
+    and no ``worker_init_fn`` (or ``None``), when the dataset -- a class defined
+    in this module, passed directly or through a variable -- holds an RNG
+    object or draws from an RNG the workers do not reseed (albumentations,
+    imgaug, TensorFlow, MindSpore; NumPy's global RNG for target torch < 1.9).
+    A dataset the module cannot see: strict mode only.  Not when ``**kwargs``
+    may carry it (a dict built in the same scope is read), nor when Lightning's
+    ``seed_everything(..., workers=True)`` is called here.
 
     Why it matters: since torch 1.9 each worker reseeds ``random``, torch and
     NumPy's global RNG itself, but RNG objects the dataset holds and other
@@ -29,24 +34,41 @@ class DataLoaderWorkersWithoutInitFn(Rule):
 
     code = "DET201"
     triggers = dataloader.TRIGGERS
-    invalid = ("from torch.utils.data import DataLoader\nloader = DataLoader([1, 2], num_workers=4)\n",)
+    invalid = (
+        "import numpy as np\nfrom torch.utils.data import DataLoader, Dataset\n\nclass D(Dataset):\n"
+        "    def __init__(self):\n        self.rng = np.random.default_rng(0)\n\n"
+        "    def __getitem__(self, i):\n        return self.rng.random()\n\n"
+        "loader = DataLoader(D(), num_workers=4)\n",
+    )
     valid = (
         "from torch.utils.data import DataLoader\nloader = DataLoader([1, 2])\n",
-        "from torch.utils.data import DataLoader\ndef make(**kw):\n    return DataLoader([1, 2], num_workers=2, **kw)\n",
+        "from torch.utils.data import DataLoader\ndef make(ds, **kw):\n    return DataLoader(ds, num_workers=2, **kw)\n",
+        "import random\nfrom torch.utils.data import DataLoader, Dataset\n\nclass D(Dataset):\n"
+        "    def __getitem__(self, i):\n        return random.random()\n\nloader = DataLoader(D(), num_workers=4)\n",
     )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         if dataloader.lightning_seeds_workers(ctx):
             return
+        strict = ctx.settings.strict
         for site in dataloader.dataloaders(ctx):
-            call = site.node
+            call = dataloader.effective_call(ctx, site)
             if dataloader.uses_workers(call) is not True:
                 continue
             if find_arg(call, *WORKER_INIT_FN) is UNKNOWN or not absent_or_none(call, *WORKER_INIT_FN):
                 continue
-            yield Report(
-                call,
-                "DataLoader uses worker processes but sets no worker_init_fn; torch reseeds only random, torch and"
-                " NumPy's global RNG per worker, so RNG objects the dataset holds and other libraries' RNGs"
-                " repeat across workers and vary run to run — pass worker_init_fn=seed_worker",
-            )
+            draws, what = dataloader.dataset_randomness(ctx, call, site)
+            if draws == dataloader.COPIED:
+                yield Report(
+                    site.node,
+                    "DataLoader uses worker processes but sets no worker_init_fn, and its dataset %s: every"
+                    " worker gets an identical copy of that RNG state, so workers repeat each other's random"
+                    " draws — pass worker_init_fn=seed_worker that reseeds it per worker" % what,
+                )
+            elif strict and draws in (None, dataloader.UNSEEN):
+                yield Report(
+                    site.node,
+                    "DataLoader uses worker processes but sets no worker_init_fn (strict mode: the dataset is not"
+                    " visible here); RNG objects it holds and other libraries' RNGs are copied unchanged into every"
+                    " worker — pass worker_init_fn=seed_worker",
+                )

@@ -5,18 +5,28 @@ from typing import TYPE_CHECKING, Iterator
 from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import GENERATOR
 from . import dataloader
+from ..tables.seeding import TORCH
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
 
 
+_FIX = "pass generator=torch.Generator().manual_seed(SEED)"
+
+
 class DataLoaderWithoutGenerator(Rule):
-    """DET202: a DataLoader that shuffles or uses workers without ``generator=``.
+    """DET202: a DataLoader that shuffles, or whose workers draw, without ``generator=``.
 
     What it does: reports DataLoaders with ``shuffle=True`` (also positional, or
-    not a literal) or worker processes, and no ``generator`` (or ``None``); not
-    when ``**kwargs`` may carry it.
+    not a literal; a ``sampler=`` orders the data instead) or worker processes,
+    and no ``generator`` (or ``None``); not when ``**kwargs`` may carry it (a
+    dict built in the same scope is read).  Workers without shuffling are not
+    reported when the dataset is visible here and draws nothing (a class of this
+    module, or a torchvision dataset whose transforms are all deterministic).
+    The message says what is true where it runs: torch not seeded before it (the
+    order changes every run), seeded (reproducible, but tied to every earlier
+    draw), or a library function (the caller's seeding decides).
 
     Why it matters: without ``generator=`` the shuffle order and the workers'
     base seed are drawn from the global torch RNG, so any change in how much
@@ -36,20 +46,44 @@ class DataLoaderWithoutGenerator(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "loader = DataLoader([1, 2], shuffle=True, generator=torch.Generator().manual_seed(0))\n",
         "from torch.utils.data import DataLoader\nloader = DataLoader([1, 2], shuffle=False)\n",
+        "from torch.utils.data import DataLoader, Dataset\n\nclass D(Dataset):\n"
+        "    def __getitem__(self, i):\n        return i\n\nloader = DataLoader(D(), num_workers=4)\n",
     )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for site in dataloader.dataloaders(ctx):
-            call = site.node
+            call = dataloader.effective_call(ctx, site)
             shuffles, workers = dataloader.shuffles(call), dataloader.uses_workers(call)
             if shuffles is not True and workers is not True:
                 continue
             if find_arg(call, *GENERATOR) is UNKNOWN or not absent_or_none(call, *GENERATOR):
                 continue
-            what = "shuffles" if shuffles else "uses worker processes"
-            yield Report(
-                call,
-                "DataLoader %s without generator=; its order and worker seeds come from the global torch RNG,"
-                " so any change in how much randomness the model consumes changes the data order"
-                " — pass generator=torch.Generator().manual_seed(SEED)" % what,
+            if shuffles is not True:
+                draws, _ = dataloader.dataset_randomness(ctx, call, site)
+                if draws == dataloader.NOTHING:
+                    continue  # the workers draw nothing: their seeds change nothing
+            yield Report(site.node, self.message(ctx, site, shuffles is True))
+
+    @staticmethod
+    def message(ctx: FileContext, site, shuffles: bool) -> str:
+        what = "shuffles" if shuffles else "runs workers that may draw random numbers"
+        drawn = "its order" if shuffles else "the workers' seeds"
+        # The order is drawn when the loader is iterated: a ``set_seed`` later in the same
+        # body (before the training loop) counts.
+        seeded = ctx.facts.seeded_at(TORCH, site) or ctx.facts.seeded_later_in_body(TORCH, site)
+        if not seeded and not ctx.facts.in_entry_code(site):
+            return (
+                "DataLoader %s without generator=: %s come%s from the global torch RNG — different every run"
+                " unless the caller seeds torch, and even then every earlier draw shifts it — %s"
+                % (what, drawn, "s" if shuffles else "", _FIX)
             )
+        if seeded:
+            return (
+                "DataLoader %s without generator=: %s %s reproducible but drawn from the global torch RNG, so"
+                " every earlier draw (a new layer, dropout, an augmentation) changes it and two configurations"
+                " are not compared on the same data — %s" % (what, drawn, "is" if shuffles else "are", _FIX)
+            )
+        return (
+            "DataLoader %s without generator= and torch is not seeded before it: %s change%s every run — %s"
+            % (what, drawn, "s" if shuffles else "", _FIX)
+        )

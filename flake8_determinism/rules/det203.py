@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
 from ..tables import data_order as D
-from ..tables.seeding import MS_DATASET, TF
+from ..tables.seeding import MS_DATASET, NUMPY, TF
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -22,8 +22,10 @@ class UnseededShuffle(Rule):
     ``seed`` while TensorFlow is unseeded, MindSpore datasets that shuffle
     (``shuffle=True``, or the default of mappable datasets such as
     ``ImageFolderDataset``) or ``.shuffle()`` while no dataset seed is set, and
-    Hugging Face ``datasets`` ``.shuffle()`` without ``seed``/``generator``.
-    Strict mode: every ``shuffle=True``.
+    Hugging Face ``datasets`` ``.shuffle()`` without ``seed``/``generator``
+    while NumPy's global RNG (its seed source) is unseeded.  Under the scope
+    policy, like the draws: in a library module's function the caller seeds.
+    Strict mode: all of these wherever they are, and every ``shuffle=True``.
 
     Why it matters: the order is drawn from a random seed each run (or, for HF
     datasets, from NumPy's global state, advancing it).
@@ -33,6 +35,7 @@ class UnseededShuffle(Rule):
     """
 
     code = "DET203"
+    precheck_scope = "draw"
     triggers = frozenset({"shuffle", "list_files"}) | frozenset(n.rsplit(".", 1)[-1] for n in D.MINDSPORE_SHUFFLING_DATASETS)
     invalid = (
         "import tensorflow as tf\nds = tf.data.Dataset.range(10).shuffle(10)\n",
@@ -53,12 +56,13 @@ class UnseededShuffle(Rule):
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         reported = set()
+        strict = ctx.settings.strict
         for site in ctx.index.calls:
             problem = self._problem(ctx, site)
-            if problem:
+            if problem and (strict or ctx.facts.in_entry_code(site)):
                 reported.add(id(site.node))
                 yield Report(site.node, problem)
-        if ctx.settings.strict:
+        if strict:
             for site in ctx.index.calls:
                 if id(site.node) in reported:
                     continue
@@ -91,10 +95,11 @@ class UnseededShuffle(Rule):
                     " — pass seed=SEED or call tf.random.set_seed(SEED) first"
                 )
         elif name.startswith(D.HF_DATASETS_ROOT) and method == "shuffle":
-            if absent_or_none(call, "seed", 0) and absent_or_none(call, "generator", 1):
+            seeded = ctx.facts.seeded_at(NUMPY, site)  # it draws its seed from NumPy's global RNG
+            if absent_or_none(call, "seed", 0) and absent_or_none(call, "generator", 1) and not seeded:
                 return (
-                    "datasets .shuffle() without seed takes its seed from NumPy's global state (and advances it)"
-                    " — pass seed=SEED"
+                    "datasets .shuffle() without seed takes its seed from NumPy's global RNG, which is not seeded"
+                    " before it, so the order differs every run — pass seed=SEED"
                 )
         elif name in D.MINDSPORE_SHUFFLING_DATASETS or (name.startswith("mindspore.dataset.") and method == "shuffle"):
             if method != "shuffle":

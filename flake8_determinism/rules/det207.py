@@ -4,7 +4,7 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
-from ..analysis.flow import builtin_name, comprehension_of, order_used
+from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, order_used
 from ..analysis.scopes import lookup
 from ..tables.data_order import ORDER_TAKING
 from .base import Report, Rule
@@ -14,8 +14,8 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.index import CallSite
 
 _MESSAGE = (
-    "takes an order from a set; string hashes are salted per process, so the order (and any"
-    " label -> index mapping built from it) changes between runs — use sorted(...)"
+    "takes an order from a set; string hashes are salted per process and objects hash by address, so the"
+    " order (and any label -> index mapping built from it) changes between runs — use sorted(...)"
 )
 _SETS = ("set", "frozenset")
 # A set (call or display) right inside an order-taking call or after ``in``,
@@ -56,25 +56,34 @@ def _set_variable_taken(text: str) -> bool:
 
 
 class OrderFromSet(Rule):
-    """DET207: an order taken from a set.
+    """DET207: an order taken from a set whose order can differ between processes.
 
     What it does: reports ``list(set(...))``, ``tuple(set(...))``,
     ``enumerate(set(...))``, ``"".join(set(...))``, ``for x in set(...)`` and
     list/dict comprehensions and generators over a set -- a ``set()`` call, a
-    set display or comprehension, or a variable assigned one in the same scope.
-    Not ``sorted(set(...))``, ``len``, ``in``.
+    set display or comprehension, or a variable assigned one in the same scope
+    -- when the order reaches a result (followed through local variables as for
+    DET206: not ``sorted``, ``len``, ``in``, a log line, a loop or dict keyed by
+    the element).  Not for sets of numbers (``{int(k) for k in ...}``,
+    ``set(range(n))``, tuples of ints, a column of an array ``set(a[:, 0])``):
+    their hashes, and so their order, are the same in every process.
 
-    Why it matters: ``str`` hashes are randomized per process (PYTHONHASHSEED),
-    so iteration order of a set of strings differs between runs; the classic
-    bug is ``classes = list(set(labels))`` giving a different class index map.
+    Why it matters: ``str`` and ``bytes`` hashes are randomized per process
+    (PYTHONHASHSEED) and objects hash by address, so iteration order of such a
+    set differs between runs; the classic bug is ``classes = list(set(labels))``
+    giving a different class index map.
 
     Fix: ``sorted(set(...))``.
     """
 
     code = "DET207"
     triggers = frozenset({"set", "frozenset"})
-    invalid = ("labels = ['a', 'b']\nclasses = list(set(labels))\n", "for x in {'a', 'b'}:\n    print(x)\n")
-    valid = ("labels = ['a', 'b']\nclasses = sorted(set(labels))\nn = len(set(labels))\n",)
+    invalid = ("labels = ['a', 'b']\nclasses = list(set(labels))\n", "for x in {'a', 'b'}:\n    model.fit(x)\n")
+    valid = (
+        "labels = ['a', 'b']\nclasses = sorted(set(labels))\nn = len(set(labels))\n",
+        "ids = list({int(k) for k in ['1', '2']})\n",
+        "for x in {'a', 'b'}:\n    print(x)\n",
+    )
 
     def might_fire(self, text, settings) -> bool:
         # ``set`` is everywhere; look for the shapes this rule reports instead.
@@ -83,7 +92,7 @@ class OrderFromSet(Rule):
     def check(self, ctx: FileContext) -> Iterator[Report]:
         sets = [site for site in ctx.index.calls if builtin_name(site.node, site) in _SETS]
         for site in sets + ctx.index.set_displays:
-            if self._order_taken(ctx, site.node, site):
+            if not hash_stable(site.node, site) and self._order_taken(ctx, site.node, site):
                 yield Report(site.node, "%s %s" % (_describe(site.node), _MESSAGE))
         yield from self._set_variables(ctx)
 
@@ -97,11 +106,11 @@ class OrderFromSet(Rule):
                 return True
             return isinstance(parent.func, cst.Attribute) and parent.func.attr.value == "join"
         if isinstance(parent, cst.For):
-            return parent.iter is node
+            return parent.iter is node and loop_order_used(parent, site)
         if isinstance(parent, cst.CompFor) and parent.iter is node:
             comprehension = comprehension_of(parent, ctx.index.parents)
             if isinstance(comprehension, (cst.ListComp, cst.GeneratorExp, cst.DictComp)):
-                return order_used(ctx, comprehension, site)
+                return order_used(ctx, node, site)
         return False
 
     def _set_variables(self, ctx: FileContext) -> Iterator[Report]:
@@ -114,23 +123,74 @@ class OrderFromSet(Rule):
                 continue
             name = builtin_name(call, site)
             joins = isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
-            if (name in ORDER_TAKING or joins) and self._bound_to_set(call.args[0].value, site.scope, site.order):
-                if name in ("list", "tuple") and not order_used(ctx, call, site):
-                    continue
-                yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE))
+            if not (name in ORDER_TAKING or joins):
+                continue
+            held = _set_held_by(call.args[0].value, site)
+            if held is None or hash_stable(held, site):
+                continue
+            if name in ("list", "tuple") and not order_used(ctx, call, site):
+                continue
+            yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE))
 
-    @staticmethod
-    def _bound_to_set(name, scope, order) -> bool:
-        binding = lookup(scope, name.value, order)
-        if binding is None or binding.kind != "assign" or binding.scope is not scope:
-            return False
-        value = binding.value
-        return (
-            isinstance(value, cst.Call)
-            and isinstance(value.func, cst.Name)
-            and value.func.value in _SETS
-            and lookup(binding.scope, value.func.value, binding.order) is None
-        )
+
+def _set_held_by(name, site: CallSite):
+    """The ``set(...)``/``frozenset(...)`` call a variable of this scope was assigned, if any."""
+    binding = lookup(site.scope, name.value, site.order)
+    if binding is None or binding.kind != "assign" or binding.scope is not site.scope:
+        return None
+    value = binding.value
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value in _SETS
+        and lookup(binding.scope, value.func.value, binding.order) is None
+    ):
+        return value
+    return None
+
+
+def hash_stable(node, site: CallSite) -> bool:
+    """A set of numbers (or tuples of them): hashed by value, the same order in every process."""
+    if isinstance(node, cst.Set):
+        return all(_numeric(e.value, site) for e in node.elements)
+    if isinstance(node, cst.SetComp):
+        return _numeric(node.elt, site)
+    if isinstance(node, cst.Call):
+        if not node.args:
+            return False  # an empty set, filled later: its elements are not known here
+        source = node.args[0].value
+        if isinstance(source, cst.Call):
+            name = builtin_name(source, site)
+            if name == "range":
+                return True
+            if name == "map" and source.args and isinstance(source.args[0].value, cst.Name):
+                return source.args[0].value.value in _NUMERIC_CALLS
+        if isinstance(source, (cst.List, cst.Tuple, cst.Set)):
+            return all(_numeric(e.value, site) for e in source.elements)
+        if isinstance(source, cst.Subscript) and len(source.slice) > 1:
+            return True  # ``set(boxes[:, 0])``: a column of a numeric array
+        if isinstance(source, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return _numeric(source.elt, site)
+    return False
+
+
+_NUMERIC_CALLS = frozenset({"int", "float", "len", "ord", "round", "abs", "hash", "bool", "complex"})
+
+
+def _numeric(expr, site: CallSite) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return _numeric(expr.expression, site)
+    if isinstance(expr, cst.BinaryOperation):
+        return _numeric(expr.left, site) and _numeric(expr.right, site)
+    if isinstance(expr, cst.Tuple):
+        return all(_numeric(e.value, site) for e in expr.elements)
+    if isinstance(expr, cst.Call):
+        return builtin_name(expr, site) in _NUMERIC_CALLS
+    return False
 
 
 def _describe(node) -> str:

@@ -2,22 +2,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
+from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..tables.determinism import TORCH_DETERMINISM, TORCH_TRAINING_ROOTS
+from ..analysis.flow import ScopeBody
+from ..analysis.nodes import code_children
+from ..analysis.scopes import lookup
+from ..tables.determinism import FRAMEWORK_SWITCHES, RESTORING_METHODS, TORCH_DETERMINISM, TORCH_TRAINING_ROOTS
 from .base import Report, Rule, module_report
 from .det100 import UnseededTrainingScript
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
+    from ..analysis.index import CallSite
 
 _SWITCH = "torch.use_deterministic_algorithms"
+_STATE = "torch.are_deterministic_algorithms_enabled"
 _WHY = "ops with nondeterministic CUDA kernels (atomic-add reductions, index/scatter backward) differ run to run"
 
 
 class DeterministicAlgorithmsOff(Rule):
     """DET303: deterministic algorithms off, or never turned on in a torch training script.
 
-    What it does: reports ``torch.use_deterministic_algorithms(False)``, and a
+    What it does: reports ``torch.use_deterministic_algorithms(False)`` (not when
+    it restores a state saved or set just before: ``finally:``, ``__exit__``,
+    ``if not was_enabled:``, after ``(True)`` in the same body), and a
     torch training entry module (RULES.md) that turns on no deterministic mode:
     no ``use_deterministic_algorithms(True, ...)``, no
     ``cudnn.deterministic = True``, and no helper that does
@@ -26,7 +34,11 @@ class DeterministicAlgorithmsOff(Rule):
     ``set_random_seed(..., deterministic=True)`` / ``Runner(randomness=dict(deterministic=True))``,
     ``accelerate.utils.set_seed(..., deterministic=True)``, fastai
     ``set_seed(..., reproducible=True)``, or a helper named for determinism).
-    The second is reported once, at the ``__main__`` guard, else at line 1.
+    The second is reported once, at the ``__main__`` guard, else at line 1; its
+    message names the switch of the framework the script uses
+    (``TrainingArguments(full_determinism=True)``, Lightning
+    ``Trainer(deterministic=True)``, mmengine ``randomness=dict(deterministic=True)``,
+    accelerate ``set_seed(..., deterministic=True)``).
 
     Why it matters: seeding fixes the random numbers, not the order in which
     CUDA kernels add floats; without a deterministic mode the same seed still
@@ -61,7 +73,7 @@ class DeterministicAlgorithmsOff(Rule):
         turned_off = False
         for site in ctx.calls_by_name.get(_SWITCH, ()):
             mode = find_arg(site.node, "mode", 0)
-            if mode not in (MISSING, UNKNOWN) and literal(mode) == (True, False):
+            if mode not in (MISSING, UNKNOWN) and literal(mode) == (True, False) and not _restores(ctx, site):
                 turned_off = True
                 yield Report(site.node, "%s(False) turns deterministic algorithms off: %s — pass True"
                              % (ctx.spelling(site), _WHY))
@@ -70,7 +82,52 @@ class DeterministicAlgorithmsOff(Rule):
         facts = ctx.facts
         if facts.is_training_entry and not any(facts.turns_on(s) for s in TORCH_DETERMINISM):
             yield module_report(
-                ctx,
-                "training script turns on no deterministic mode: even with a fixed seed, %s"
-                " — call torch.use_deterministic_algorithms(True) at start-up" % _WHY,
+                ctx, "training script turns on no deterministic mode: even with a fixed seed, %s — %s at start-up"
+                % (_WHY, _framework_switch(ctx)),
             )
+
+
+def _restores(ctx: FileContext, site: CallSite) -> bool:
+    """``False`` that puts back a state saved or set just before: in a ``finally:`` block, an
+    ``__exit__``/``tearDown``, under ``if not was_enabled:``, or after ``(True)`` in the same body."""
+    fn = site.fn
+    if fn is not None and (fn.name in RESTORING_METHODS or fn.name.lower().startswith("teardown")):
+        return True
+    if any(other.fn is fn and other.order < site.order for other in ctx.calls_by_name.get(_SWITCH, ())
+           if literal(find_arg(other.node, "mode", 0)) == (True, True)):
+        return True
+    body = ScopeBody(site)
+    node = body.parents.get(id(site.node))
+    while node is not None:
+        if isinstance(node, cst.Finally):
+            return True
+        if isinstance(node, cst.If) and _reads_saved_state(ctx, node.test, site):
+            return True
+        node = body.parents.get(id(node))
+    return False
+
+
+def _reads_saved_state(ctx: FileContext, test, site: CallSite) -> bool:
+    """The test reads ``are_deterministic_algorithms_enabled()`` or a variable assigned from it."""
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and ctx.resolve(node.func, site) == _STATE:
+            return True
+        if isinstance(node, cst.Name):
+            binding = lookup(site.scope, node.value, site.order)
+            value = binding.value if binding is not None and binding.kind == "assign" else None
+            if isinstance(value, cst.Call) and ctx.resolver.resolve(value.func, binding.scope, binding.order) == _STATE:
+                return True
+        stack.extend(code_children(node))
+    return False
+
+
+def _framework_switch(ctx: FileContext) -> str:
+    """The deterministic switch of the framework the script trains with (RULES.md DET303)."""
+    for prefix, switch in FRAMEWORK_SWITCHES:
+        if any(name.startswith(prefix) for name in ctx.calls_by_name):
+            return switch
+    if any(ctx.facts.builds_seeding_trainer(site) for site in ctx.index.calls):
+        return "pass TrainingArguments(..., full_determinism=True)"
+    return "call torch.use_deterministic_algorithms(True)"

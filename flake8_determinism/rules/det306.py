@@ -49,7 +49,7 @@ class TensorFlowOpDeterminismOff(Rule):
         if not ctx.index.imported_roots & TF_TRAINING_ROOTS:
             return
         facts = ctx.facts
-        if not facts.is_entry or facts.turns_on(TF_OP_DETERMINISM) or not _trains(ctx):
+        if not facts.is_entry or facts.is_self_test or facts.turns_on(TF_OP_DETERMINISM) or not _trains(ctx):
             return
         yield module_report(
             ctx,
@@ -60,9 +60,11 @@ class TensorFlowOpDeterminismOff(Rule):
 
 
 def _trains(ctx: FileContext) -> bool:
-    if TF_GRADIENT_TAPE in ctx.calls_by_name:
+    """Entry code trains: a ``GradientTape`` or ``.fit``/``.train_on_batch``/``.apply_gradients``."""
+    reaches = ctx.facts.reaches
+    if any(reaches(site.fn) for site in ctx.calls_by_name.get(TF_GRADIENT_TAPE, ())):
         return True
     return any(
-        site.method_name in TF_TRAINING_METHODS and isinstance(site.node.func, cst.Attribute)
+        site.method_name in TF_TRAINING_METHODS and isinstance(site.node.func, cst.Attribute) and reaches(site.fn)
         for site in ctx.index.calls
     )

@@ -45,6 +45,13 @@ PREFIX_REWRITES = (
     ("timm.utils.random.", "timm.utils."),
     ("fastai.torch_core.", "fastai."),
     ("mindspore.common.seed.", "mindspore."),
+    ("mindspore.common.set_seed", "mindspore.set_seed"),
+    ("mindspore.common.manual_seed", "mindspore.manual_seed"),
+    ("mindspore.common.generator.", "mindspore."),
+    ("mindspore.dataset.core.config.", "mindspore.dataset.config."),
+    ("keras.utils.rng_utils.", "keras.utils."),
+    ("mmcv.runner.utils.", "mmcv.runner."),
+    ("mmdet.apis.train.", "mmdet.apis."),
     ("mindspore.ops.function.random_func.", "mindspore.ops."),
 )
 

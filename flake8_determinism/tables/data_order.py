@@ -6,7 +6,10 @@ DATASET_BASES = frozenset({"torch.utils.data.Dataset", "torch.utils.data.Iterabl
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers,
 #            collate_fn, pin_memory, drop_last, timeout, worker_init_fn,
 #            multiprocessing_context, generator, ...): (keyword, position).
+DATASET = ("dataset", 0)
 SHUFFLE = ("shuffle", 2)
+SAMPLER = ("sampler", 3)
+BATCH_SAMPLER = ("batch_sampler", 4)
 NUM_WORKERS = ("num_workers", 5)
 WORKER_INIT_FN = ("worker_init_fn", 10)
 GENERATOR = ("generator", 12)
@@ -31,6 +34,18 @@ RNG_OBJECTS = frozenset(
     }
 )
 DATASET_DRAW_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__"})
+# Datasets that wrap another one (name -> where the inner dataset is passed).
+DATASET_WRAPPERS = {"torch.utils.data.random_split": ("dataset", 0), "torch.utils.data.Subset": ("dataset", 0)}
+# Libraries whose RNG a DataLoader worker copies unchanged (albumentations 2.x: one
+# RNG per Compose, catalog §9; imgaug's own global RNG; CuPy's).
+OTHER_RNG_ROOTS = frozenset({"albumentations", "imgaug", "cupy"})
+# A dataset calling something named like this (``self.transform(img)``) may draw.
+TRANSFORM_WORDS = ("transform", "aug")
+# torchvision datasets draw only through their transforms.
+TORCHVISION_DATASETS = "torchvision.datasets."
+TORCHVISION_TRANSFORMS = "torchvision.transforms."
+TORCHVISION_TRANSFORM_KEYWORDS = frozenset({"transform", "target_transform", "transforms"})
+COMPOSING_TRANSFORMS = frozenset({"Compose"})
 # torch >= 1.9 reseeds NumPy's global RNG in every worker (PRs #56488/#56797).
 TORCH_RESEEDS_NUMPY_IN_WORKERS = (1, 9)
 
@@ -38,9 +53,29 @@ TORCH_RESEEDS_NUMPY_IN_WORKERS = (1, 9)
 LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob",
                       "tensorflow.io.gfile.glob", "tensorflow.io.gfile.listdir"})
 PATH_LISTING_METHODS = frozenset({"glob", "rglob", "iterdir"})
+# Build scripts list sources and package data: build order, not a result.
+BUILD_SCRIPT_NAMES = frozenset({"setup.py"})
+BUILD_ROOTS = frozenset({"setuptools", "distutils"})
+# Calls that build: sources handed to them are compiled in listing order, with the same result.
+BUILD_PREFIXES = ("torch.utils.cpp_extension.", "setuptools.", "distutils.", "pybind11.setup_helpers.")
+
+# Calls whose arguments are a log line, not a result (DET206/DET207: not an order use).
+LOG_FUNCTIONS = frozenset({"warnings.warn", "logging.debug", "logging.info", "logging.warning", "logging.error",
+                           "logging.exception", "logging.critical", "logging.log", "tqdm.write"})
+LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+LOGGER_NAMES = ("log", "logger")  # receivers of LOG_METHODS: ``logger``, ``self.log``, ``LOGGER``
+# Set methods: feeding a set does not use an order.
+SET_METHODS = frozenset({"add", "update", "union", "intersection", "difference", "symmetric_difference",
+                         "issubset", "issuperset", "isdisjoint", "intersection_update", "difference_update",
+                         "discard"})
+# File operations a loop may do to each entry on its own (their order changes nothing).
+FILE_OPERATIONS = frozenset({"os.remove", "os.unlink", "os.rmdir", "os.makedirs", "os.mkdir", "os.symlink",
+                             "os.chmod", "os.rename", "os.replace", "shutil.move", "shutil.copy", "shutil.copy2",
+                             "shutil.copyfile", "shutil.copytree", "shutil.rmtree", "unlink", "rmdir", "mkdir",
+                             "chmod", "touch", "symlink_to"})
 
 # Builtins whose result does not depend on the order of their argument.
-ORDER_FREE = frozenset({"sorted", "len", "set", "frozenset", "sum", "min", "max", "any", "all", "bool"})
+ORDER_FREE = frozenset({"sorted", "len", "set", "frozenset", "sum", "min", "max", "any", "all", "bool", "dict"})
 # Builtins that pass their argument's order through.
 ORDER_PASSING = frozenset({"list", "tuple", "iter", "filter", "map", "reversed"})
 # Builtins/methods that take an order from a set.

@@ -74,6 +74,18 @@ ENABLERS = {
     "mindspore.set_context": Enabler(frozenset({MS_DETERMINISTIC}), "deterministic", None, on=("ON",)),
 }
 
+# ``TrainingArguments`` and its subclasses (``Seq2SeqTrainingArguments``, trl's
+# ``SFTConfig``/``GRPOConfig``/...) take ``full_determinism=`` alike.
+TRAINING_ARGUMENTS = "transformers.TrainingArguments"
+
+
+def is_training_arguments(qualname: str) -> bool:
+    root = qualname.split(".", 1)[0]
+    return (root == "transformers" and qualname.endswith("TrainingArguments")) or (
+        root == "trl" and qualname.endswith("Config")
+    )
+
+
 # mmengine's ``randomness=dict(seed=..., deterministic=True)`` (a Runner argument
 # or a config-file variable) enables deterministic algorithms and cuDNN determinism.
 MMENGINE_RANDOMNESS = "randomness"
@@ -107,6 +119,20 @@ TORCH_TRAINING_ROOTS = frozenset(
     {"torch", "lightning", "pytorch_lightning", "lightning_fabric", "transformers", "trl", "accelerate",
      "mmengine", "mmcv", "mmdet", "fastai", "timm", "detectron2", "torchvision"}
 )
+# DET303's fix in the words of the framework a script trains with: (qualified-name
+# prefix of a call in the script, what to do), first match wins; else the torch call.
+FRAMEWORK_SWITCHES = (
+    ("accelerate.utils.set_seed", "call set_seed(SEED, deterministic=True)"),
+    ("transformers.TrainingArguments", "pass TrainingArguments(..., full_determinism=True)"),
+    ("transformers.Seq2SeqTrainingArguments", "pass TrainingArguments(..., full_determinism=True)"),
+    ("trl.", "pass full_determinism=True in the trainer's config (it is a TrainingArguments)"),
+    ("lightning.Trainer", "pass Trainer(deterministic=True)"),
+    ("lightning.pytorch.Trainer", "pass Trainer(deterministic=True)"),
+    ("mmengine.runner.Runner", "set randomness=dict(seed=SEED, deterministic=True) in the config"),
+)
+# Methods whose ``use_deterministic_algorithms(False)`` restores a state (DET303).
+RESTORING_METHODS = frozenset({"__exit__", "__aexit__", "restore", "reset"})
+
 # Packages whose training scripts train with TensorFlow (DET306).
 TF_TRAINING_ROOTS = frozenset({"tensorflow", "tf_keras"})
 # Calls that train a TensorFlow/Keras model (method names), and TF's tape.

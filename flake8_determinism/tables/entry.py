@@ -1,21 +1,52 @@
-"""What makes a module an entry module (RULES.md "Entry module").
+"""What makes a module an entry module (RULES.md "Entry module"), and a test module.
 
 A module-level call statement means the module runs something when executed,
 like a script -- except calls that only configure or build tables, which
 library modules make at import time too.
 """
 
-DECLARATIVE_PREFIXES = ("warnings.", "logging.", "sys.path.", "__all__.", "os.environ.")
+import re
+
+# Module-level calls that only configure (RULES.md "Configuration is not work").
+DECLARATIVE_PREFIXES = ("warnings.", "logging.", "sys.path.", "__all__.", "os.environ.", "importlib.")
 DECLARATIVE_WORDS = ("register", "add_docstr", "setattr", "filterwarnings", "simplefilter",
                      "getLogger", "basicConfig", "setLevel", "addHandler", "_log_api_usage")
+# ``set_*``/``enable_*``/``disable_*`` (also ``torch._C._jit_set_*``, ``cv2.setNumThreads``),
+# ``matplotlib.use``, argparse and absl flag declarations.
+CONFIGURING_NAME = re.compile(r"^_*(?:[a-z0-9]+_)*?(?:set|enable|disable)(?:_|[A-Z])|^DEFINE_")
+CONFIGURING_METHODS = frozenset({"use", "add_argument", "add_argument_group", "set_defaults",
+                                 "init_default_scope"})
+LOGGER_NAMES = ("log", "logger")  # a receiver named like a logger: ``LOGGER.warning(...)``
 TABLE_BUILDING_METHODS = frozenset({"append", "extend", "update", "add", "setdefault", "insert"})
 
 
 def is_declarative_call(dotted_callee: str, method: str) -> bool:
     """``dotted_callee``: ``a.b.c`` spelling of the callee ('' if not a plain chain);
     ``method``: the called attribute's name ('' if not an attribute call)."""
-    if method in TABLE_BUILDING_METHODS:
+    if method in TABLE_BUILDING_METHODS or method in CONFIGURING_METHODS:
         return True
     if not dotted_callee:
         return False
-    return dotted_callee.startswith(DECLARATIVE_PREFIXES) or any(w in dotted_callee for w in DECLARATIVE_WORDS)
+    if dotted_callee.startswith(DECLARATIVE_PREFIXES) or any(w in dotted_callee for w in DECLARATIVE_WORDS):
+        return True
+    last = dotted_callee.rsplit(".", 1)[-1]
+    if CONFIGURING_NAME.match(last):
+        return True
+    receiver = dotted_callee.split(".", 1)[0].lower() if method else ""
+    return receiver.endswith(LOGGER_NAMES)
+
+# Test modules (RULES.md "Test modules"): draw random inputs on purpose.  In
+# default mode only these codes are reported in them.
+TEST_MODULE_CODES = frozenset({"DET105"})
+TEST_DIRECTORIES = frozenset({"tests", "test"})
+TEST_FILE_NAMES = frozenset({"conftest.py"})
+TEST_FILE_PREFIX, TEST_FILE_SUFFIX = "test_", "_test.py"
+TEST_FUNCTION_PREFIX = "test_"
+TEST_CASE_BASE_SUFFIX = "TestCase"  # unittest.TestCase, tf.test.TestCase, parameterized.TestCase, ...
+
+# A self-test (``analysis/demos.py``) keeps no result: its entry code calls none of these.
+RESULT_WRITERS = frozenset(
+    {"save", "savez", "savez_compressed", "savetxt", "save_image", "imwrite", "imsave", "write", "writelines",
+     "dump", "to_csv", "to_json", "to_parquet", "savefig", "save_pretrained", "push_to_hub", "export",
+     "add_scalar", "log_metrics", "save_checkpoint", "save_model", "save_weights"}
+)

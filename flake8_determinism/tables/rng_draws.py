@@ -112,3 +112,10 @@ MINDSPORE_DRAWS.update(
         for n in "rand randn randint randperm normal multinomial bernoulli rand_like randn_like randint_like".split()
     }
 )
+
+# Draws that make random inputs for a self-test (``analysis/demos.py``);
+# ``nn.init`` initialises weights, it makes no input.
+RANDOM_INPUTS = frozenset(
+    name for name in PYTHON_RANDOM | NUMPY_LEGACY | TORCH_GLOBAL | frozenset(TF_DRAWS) | frozenset(MINDSPORE_DRAWS)
+    if not name.startswith("torch.nn.init.")
+)

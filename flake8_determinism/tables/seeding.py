@@ -54,8 +54,42 @@ SEEDERS = {
     "timm.utils.random_seed": _PY_NP_TORCH,
     "fastai.set_seed": _PY_NP_TORCH,
     "fastai.vision.all.set_seed": _PY_NP_TORCH,
+    "fastai.text.all.set_seed": _PY_NP_TORCH,
+    "fastai.tabular.all.set_seed": _PY_NP_TORCH,
+    "fastai.collab.all.set_seed": _PY_NP_TORCH,
+    "fastai.basics.set_seed": _PY_NP_TORCH,
+    # mmengine's Runner seeds through ``randomness=dict(seed=...)`` when it is built
+    # (a seed of None draws a random one: still a seeding event, as for the helpers).
+    "mmengine.runner.Runner": _PY_NP_TORCH,
+    "mmengine.runner.Runner.from_cfg": _PY_NP_TORCH,
     "paddle.seed": frozenset(),
 }
+
+# Methods that seed whatever object they are called on: Lightning Fabric's
+# ``fabric.seed_everything(...)`` (catalog §8) seeds like the function.
+SEEDING_METHODS = {"seed_everything": _PY_NP_TORCH}
+
+# Hugging Face ``Trainer`` (and trl's trainers, its subclasses) seed random, NumPy
+# and torch when built: ``set_seed(args.seed)`` (or ``enable_full_determinism``),
+# ``TrainingArguments.seed`` defaulting to 42 (catalog §8).  Anything built before
+# the Trainer (the model, its new head, a PEFT adapter) is initialised unseeded.
+SEEDING_TRAINER_ROOTS = frozenset({"transformers", "trl"})
+SEEDING_TRAINER_SUFFIX = "Trainer"
+TRAINER_SEEDS = _PY_NP_TORCH
+MODEL_INIT_KEYWORD = "model_init"  # a Trainer that builds the model itself, after seeding
+# What draws new weights before such a Trainer seeds: a PEFT adapter (LoRA's A is
+# random), a pretrained model with a new head, a model built from a config.
+PEFT_CONFIG_KEYWORD = "peft_config"  # trl trainers wrap the model in an adapter first
+NEW_WEIGHTS_CALLS = frozenset({"peft.get_peft_model", "peft.inject_adapter_in_model"})
+NEW_HEAD_SUFFIXES = ("ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering",
+                     "ForMultipleChoice", "ForImageClassification", "ForAudioClassification",
+                     "ForAudioFrameClassification", "ForSemanticSegmentation", "ForObjectDetection")
+NEW_WEIGHTS_METHODS = frozenset({"from_config"})
+
+
+def seeds_when_built(qualname: str) -> bool:
+    """``transformers.Trainer``, ``trl.SFTTrainer``, ... (not ``TrainerCallback``)."""
+    return qualname.split(".", 1)[0] in SEEDING_TRAINER_ROOTS and qualname.endswith(SEEDING_TRAINER_SUFFIX)
 
 # Helpers whose seed argument falls back to a random seed when omitted or None
 # (name -> (keyword, position)); DET105 at the call.  Catalog §8, §10.

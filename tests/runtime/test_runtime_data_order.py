@@ -162,13 +162,15 @@ print(list(train.indices))
 DET207_FLAGGED = '''\
 labels = ["cat", "dog", "bird", "fish", "horse", "cow"]
 classes = list(set(labels))
-print(classes)
+class_to_index = {name: i for i, name in enumerate(classes)}
+print(class_to_index)
 '''
 
 DET207_FIXED = '''\
 labels = ["cat", "dog", "bird", "fish", "horse", "cow"]
 classes = sorted(set(labels))
-print(classes)
+class_to_index = {name: i for i, name in enumerate(classes)}
+print(class_to_index)
 '''
 
 LINT_CASES = [

@@ -1,0 +1,74 @@
+"""Self-tests: modules whose ``__main__`` block tries their own code on random inputs.
+
+A self-test is a module that defines functions or classes and whose ``__main__``
+block draws random inputs to try them (``img = torch.randn(1, 3, 224, 224);
+print(ViT(...)(img).shape)``), while its entry code neither trains (a single
+``.backward()`` to check gradients is allowed) nor writes a result: a smoke test
+kept beside a library, random on purpose.  Its ``__main__`` block is treated
+like test code and its functions as library code (the scope policy); strict
+mode reports them as usual.  Tables: ``tables/entry.py``.
+
+A script that trains on data it makes up (``x = torch.randn(...)`` in the
+training loop) is *not* a self-test: that is the plainest unseeded training
+script there is.
+"""
+
+from __future__ import annotations
+
+from typing import Set
+
+from .._lazy import cst
+from ..tables.entry import RESULT_WRITERS
+from ..tables.rng_draws import RANDOM_INPUTS, TENSOR_METHODS
+from .nodes import code_children
+
+
+def main_block_calls(index) -> Set[int]:
+    """Ids of the calls inside the module's ``__main__`` blocks."""
+    calls: Set[int] = set()
+    stack = [guard.body for guard in index.main_guards]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            calls.add(id(node))
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(code_children(node))
+    return calls
+
+
+def is_self_test(facts, main_calls: Set[int]) -> bool:
+    """Random inputs drawn in the ``__main__`` block of a module that defines code; no
+    training, no result written."""
+    index = facts.index
+    if not index.main_guards:
+        return False
+    in_main = [site for site in index.calls if id(site.node) in main_calls]
+    if not any(_draws_input(facts, site) for site in in_main):
+        return False
+    if not _defines_code(index):
+        return False
+    if facts.trains(backward_counts=False):
+        return False
+    return not any(site.method_name in RESULT_WRITERS and facts.reaches(site.fn) for site in index.calls)
+
+
+def _defines_code(index) -> bool:
+    """The module defines a function or class at module level: a library with a demo, not a
+    script that is all ``__main__`` block."""
+    module = index.module_scope
+    return any(info.parent_scope is module for info in index.functions.values()) or any(
+        body.parent is module for _, body, _ in index.classes
+    )
+
+
+def _draws_input(facts, site) -> bool:
+    if facts.qualname(site) in RANDOM_INPUTS:
+        return True
+    func = site.node.func
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in TENSOR_METHODS
+        and "torch" in facts.index.imported_roots
+    )
+
+

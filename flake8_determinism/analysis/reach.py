@@ -1,0 +1,95 @@
+"""Which functions an entry module's own entry code reaches (RULES.md scope policy).
+
+Entry code is the module-level code (the ``__main__`` block included).  It
+reaches a function by calling it or by passing it on by name (``fire.Fire(main)``,
+``mp.spawn(worker)``, ``Process(target=f)``, ``{"train": train}``), and the
+functions those reach, transitively.  A class it names is reached with all its
+methods (frameworks call ``forward``, ``__getitem__``, ``training_step``), and
+so is a module-level class the module never names at all: only something
+dynamic can use it (``hydra.utils.instantiate`` from a config, a registry).  A
+lambda runs when the body that holds it runs; a click/typer command is reached
+through the group its decorator registers it with.  What is never reached is
+library code: the seed is its caller's job.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+from .nodes import dotted_name
+from .scopes import FunctionInfo, Scope
+
+# Decorators that register a function to be called by a CLI framework (``@cli.command()``).
+REGISTERING_DECORATORS = frozenset({"command", "group", "callback"})
+
+
+def reachable_functions(index) -> Set[int]:
+    """``id(function node)`` of every function reached from module-level code."""
+    held: Dict[Optional[int], List[FunctionInfo]] = {}  # body key -> lambdas/commands it defines
+    methods: Dict[int, List[FunctionInfo]] = {}  # id(class node) -> its methods
+    for info in index.functions.values():
+        if info.is_method:
+            methods.setdefault(id(info.parent_scope.node), []).append(info)
+        if info.name == "<lambda>" or _registered(info):
+            held.setdefault(_body_key(info.parent_scope), []).append(info)
+    for node, body_scope, _ in index.classes:
+        own = methods.get(id(node), ())
+        if body_scope.parent is index.module_scope and not _named_outside(index, node.name.value, own):
+            held.setdefault(None, []).extend(own)
+    reached: Set[int] = set()
+    todo: List[Optional[int]] = [None]
+    while todo:
+        key = todo.pop()
+        scope = index.module_scope if key is None else index.functions[key].scope
+        found = list(held.get(key, ()))
+        for name in index.names_by_body.get(key, ()):
+            binding = _definition(scope, name)
+            if binding is None:
+                continue
+            if binding.kind == "def":
+                info = index.functions.get(id(binding.node))
+                if info is not None:
+                    found.append(info)
+            else:
+                found.extend(methods.get(id(binding.node), ()))
+        for info in found:
+            if id(info.node) not in reached:
+                reached.add(id(info.node))
+                todo.append(id(info.node))
+    return reached
+
+
+def _named_outside(index, name: str, own_methods) -> bool:
+    """Is ``name`` read anywhere but in the class's own methods (``super(Net, self)``)?"""
+    own = {id(info.node) for info in own_methods}
+    return any(name in names for key, names in index.names_by_body.items() if key not in own)
+
+
+def _definition(scope: Scope, name: str):
+    """The ``def``/``class`` binding ``name`` refers to from ``scope`` (any point), if any."""
+    current, left_function = scope, False
+    while current is not None:
+        if not (left_function and current.kind == "class"):
+            bindings = current.bindings.get(name)
+            if bindings:
+                defining = [b for b in bindings if b.kind in ("def", "class")]
+                return defining[-1] if defining else None
+        left_function = left_function or current.kind == "function"
+        current = current.parent
+    return None
+
+
+def _body_key(scope: Scope) -> Optional[int]:
+    """The body a definition in ``scope`` runs in: its function, else module level."""
+    while scope is not None and scope.kind != "function":
+        scope = scope.parent
+    return id(scope.function.node) if scope is not None and scope.function is not None else None
+
+
+def _registered(info: FunctionInfo) -> bool:
+    for decorator in getattr(info.node, "decorators", ()):
+        expr = decorator.decorator
+        name = dotted_name(expr.func if hasattr(expr, "func") else expr)
+        if name.rsplit(".", 1)[-1] in REGISTERING_DECORATORS:
+            return True
+    return False

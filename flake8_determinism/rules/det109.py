@@ -1,0 +1,202 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, Iterator, Optional, Set, Tuple
+
+from .._lazy import cst
+from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
+from ..analysis.nodes import code_children
+from ..analysis.scopes import lookup
+from ..tables.seeding import FRAMEWORKS
+from .base import Report, Rule
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+
+_DECLARING_WORDS = frozenset({"None", "add_argument", "field"}) | frozenset(
+    "DEFINE_" + kind for kind in ("integer", "int", "string", "float")
+)
+
+
+class OptionalSeed(Rule):
+    """DET109: seeding that runs only when an optional seed option is given.
+
+    What it does: in an entry module, reports a guard such as
+    ``if args.seed is not None:`` (or ``if args.seed:``) around the seeding when
+    the seed option is declared here with ``None`` as its default: argparse
+    ``add_argument("--seed", default=None)`` or without a default, absl
+    ``DEFINE_integer("seed", None, ...)``, or a dataclass/config field
+    ``seed: Optional[int] = None``.  Reported once, at the guard.  Not when the
+    option is filled in elsewhere (``set_defaults(seed=0)``, ``args.seed = ...``),
+    nor for a library function's own ``seed=None`` parameter: that is its
+    caller's choice.  The guarded seeding still counts for the draw rules.
+
+    Why it matters: the run everyone starts first, without ``--seed``, seeds
+    nothing; it cannot be repeated, and nobody notices until two runs disagree.
+
+    Example: ``parser.add_argument("--seed", type=int)`` ...
+    ``if args.seed is not None: set_seed(args.seed)``.
+    Fix: give the option a default (``default=0``) and seed unconditionally.
+    """
+
+    code = "DET109"
+    precheck_scope = "entry"
+    invalid = (
+        "import argparse, random\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--seed', type=int, default=None)\nargs = parser.parse_args()\n"
+        "if args.seed is not None:\n    random.seed(args.seed)\nprint(random.random())\n",
+    )
+    valid = (
+        "import argparse, random\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--seed', type=int, default=0)\nargs = parser.parse_args()\n"
+        "if args.seed is not None:\n    random.seed(args.seed)\nprint(random.random())\n",
+        "import random\n\ndef draw(seed=None):\n    if seed is not None:\n        random.seed(seed)\n"
+        "    return random.random()\n",
+    )
+
+    def might_fire(self, text, settings) -> bool:
+        return "seed" in text.text and text.has_any(_DECLARING_WORDS)
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        facts = ctx.facts
+        if not ctx.index.seed_guards or not facts.is_entry:
+            return
+        options = optional_seed_options(ctx)
+        if not options:
+            return
+        reported: Set[str] = set()
+        for guard, scope, fn, order in ctx.index.seed_guards:
+            if not facts.reaches(fn):
+                continue
+            tested = _guarded(guard.test)
+            if tested is None:
+                continue
+            expr, runs_when_given = tested
+            dest = _option_name(expr, scope, order)
+            if dest not in options or dest in reported:
+                continue
+            block = guard.body if runs_when_given else getattr(guard.orelse, "body", None)
+            if block is None or not _seeds_in(ctx, block):
+                continue
+            reported.add(dest)
+            yield Report(
+                guard,
+                "seeding runs only when %s is given, and it defaults to None: a run without it is unseeded and"
+                " cannot be repeated — give it a default (e.g. default=0) and seed unconditionally" % options[dest],
+            )
+
+
+def optional_seed_options(ctx: FileContext) -> Dict[str, str]:
+    """Seed options declared here whose default is ``None``: attribute name -> how to name it."""
+    options: Dict[str, str] = {}
+    filled: Set[str] = set()
+    for site in ctx.index.calls:
+        call, method = site.node, site.method_name
+        if method == "add_argument":
+            dest, spelled = _argparse_dest(call)
+            if dest and "seed" in dest.lower() and _defaults_to_none(call, "default", None):
+                if literal(find_arg(call, "required")) != (True, True):
+                    options[dest] = spelled
+        elif method.startswith("DEFINE_") and call.args:
+            known, name = literal(find_arg(call, "name", 0))
+            if known and isinstance(name, str) and "seed" in name.lower() and _defaults_to_none(call, "default", 1):
+                options[name] = "--" + name
+        elif method == "set_defaults":
+            filled |= {a.keyword.value for a in call.args if a.keyword is not None and not is_none(a.value)}
+    for node, body_scope, _ in ctx.index.classes:
+        for name, bindings in body_scope.bindings.items():
+            if "seed" in name.lower() and bindings[-1].kind == "assign" and _none_default(bindings[-1].value):
+                options.setdefault(name, "the %s field of %s" % (name, node.name.value))
+    for assignment in ctx.index.assignments:
+        target = assignment.target
+        if isinstance(target, cst.Attribute) and target.attr.value in options:
+            if assignment.value is not None and not is_none(assignment.value):
+                filled.add(target.attr.value)
+    return {dest: spelled for dest, spelled in options.items() if dest not in filled}
+
+
+def _argparse_dest(call) -> Tuple[str, str]:
+    flags = []
+    for arg in call.args:
+        if arg.keyword is not None or arg.star:
+            break
+        known, value = literal(arg.value)
+        if known and isinstance(value, str):
+            flags.append(value)
+    if not flags:
+        return "", ""
+    spelled = next((f for f in flags if f.startswith("--")), flags[0])
+    known, dest = literal(find_arg(call, "dest"))
+    if not (known and isinstance(dest, str)):
+        dest = spelled.lstrip("-").replace("-", "_")
+    return dest, spelled
+
+
+def _defaults_to_none(call, keyword: str, position: Optional[int]) -> bool:
+    value = find_arg(call, keyword, position)
+    return value is MISSING or (value is not UNKNOWN and is_none(value))
+
+
+def _none_default(value) -> bool:
+    """``= None`` or ``= field(default=None, ...)`` (a field without a default is required)."""
+    if is_none(value):
+        return True
+    if isinstance(value, cst.Call) and site_name(value) == "field":
+        default = find_arg(value, "default")
+        return default not in (MISSING, UNKNOWN) and is_none(default)
+    return False
+
+
+def site_name(call) -> str:
+    func = call.func
+    return func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+
+
+def _guarded(test) -> Optional[Tuple[object, bool]]:
+    """(tested expression, does the body run when the seed is given?) for a seed guard."""
+    if isinstance(test, (cst.Attribute, cst.Name)):
+        return test, True
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _guarded(test.expression)
+        return (inner[0], not inner[1]) if inner else None
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        for side in (test.left, test.right):
+            inner = _guarded(side)
+            if inner is not None and inner[1]:
+                return inner
+        return None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if not is_none(target.comparator) or not isinstance(test.left, (cst.Attribute, cst.Name)):
+            return None
+        if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
+            return test.left, True
+        if isinstance(target.operator, (cst.Is, cst.Equal)):
+            return test.left, False
+    return None
+
+
+def _option_name(expr, scope, order) -> Optional[str]:
+    """``args.seed`` -> ``seed``; a local ``seed = args.seed`` too; a parameter: None (the caller's)."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    if isinstance(expr, cst.Name):
+        binding = lookup(scope, expr.value, order)
+        if binding is not None and binding.kind == "assign" and isinstance(binding.value, cst.Attribute):
+            return binding.value.attr.value
+    return None
+
+
+def _seeds_in(ctx: FileContext, block) -> bool:
+    calls = set()
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Call):
+            calls.add(id(node))
+        stack.extend(code_children(node))
+    frameworks = frozenset(FRAMEWORKS)
+    return any(
+        id(site.node) in calls and ctx.facts.call_seeds(site) & frameworks for site in ctx.index.calls
+    )
