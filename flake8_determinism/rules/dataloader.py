@@ -309,21 +309,20 @@ def _transform_randomness(ctx: FileContext, expr, scope, order, depth: int) -> i
 
 
 def _with_local_bases(ctx: FileContext, klass) -> set:
-    """``klass`` and the classes defined here that it derives from."""
+    """``id`` of ``klass`` and of the classes defined here that it derives from."""
+    where = {id(node): (body_scope.parent, order) for node, body_scope, order in ctx.index.classes}
     found, todo = set(), [klass]
     while todo:
         node = todo.pop()
-        if id(node) in found:
+        if id(node) in found or id(node) not in where:
             continue
         found.add(id(node))
+        scope, order = where[id(node)]
         for base in node.bases:
             if isinstance(base.value, cst.Name):
-                for candidate, body_scope, order in ctx.index.classes:
-                    if candidate.name.value == base.value.value:
-                        binding = lookup(body_scope.parent, base.value.value, order)
-                        if binding is not None and binding.kind == "class":
-                            todo.append(binding.node)
-                        break
+                binding = lookup(scope, base.value.value, order)
+                if binding is not None and binding.kind == "class":
+                    todo.append(binding.node)
     return found
 
 
