@@ -16,6 +16,9 @@ the time, and every crash with its file (a crash is a bug in this linter).
 two runs can be compared with ``--compare OLD.txt`` (reports that appeared and
 disappeared, matched on path, line and code).
 
+``--no-precheck`` parses every file; compared with a normal run it shows that
+the pre-check hides no report on real code.
+
 ``--sheet`` writes a seeded random sample of ``--sample`` reports as a Markdown
 sheet: a table to fill in (verdict ``TP`` worth fixing / ``LOW`` right but not
 worth a report / ``FP`` wrong, and a reason) and each report with six lines of
@@ -72,20 +75,20 @@ def parse_report(text: str) -> Optional[Report]:
 
 
 def _lint_one(job) -> Tuple[str, List[Report], Optional[str], float]:
-    root, relative, settings = job
+    root, relative, settings, use_precheck = job
     start = time.perf_counter()
     try:
         source = read_source(Path(root) / relative)
-        findings = check_source(source, settings, filename=relative)
+        findings = check_source(source, settings, filename=relative, use_precheck=use_precheck)
     except Exception:  # a crash is what this script exists to find: record it, go on
         return relative, [], traceback.format_exc(limit=-4), time.perf_counter() - start
     reports = [Report(relative, f.line, f.column + 1, f.code, f.message) for f in findings]
     return relative, reports, None, time.perf_counter() - start
 
 
-def lint_corpus(root: Path, settings: Settings, jobs: int):
+def lint_corpus(root: Path, settings: Settings, jobs: int, use_precheck: bool = True):
     files = sorted(str(p.relative_to(root).as_posix()) for p in root.rglob("*.py") if p.is_file())
-    work = [(str(root), relative, settings) for relative in files]
+    work = [(str(root), relative, settings, use_precheck) for relative in files]
     if jobs > 1:
         with Pool(jobs) as pool:
             results = pool.map(_lint_one, work, chunksize=16)
@@ -240,6 +243,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--compare", type=Path, metavar="OLD.txt", help="show reports that appeared/disappeared")
     parser.add_argument("--tally", type=Path, metavar="SHEET.md", help="count the verdicts of a filled sheet")
+    parser.add_argument(
+        "--no-precheck", action="store_true", help="parse every file (with --compare: proves the pre-check hides nothing)"
+    )
     args = parser.parse_args(argv)
     if args.tally:
         print(tally(args.tally))
@@ -248,7 +254,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.error("give the corpus directory")
     settings = Settings.from_values(strict=args.strict, torch_version=args.torch_version or None)
     start = time.perf_counter()
-    files, results = lint_corpus(args.root, settings, args.jobs)
+    files, results = lint_corpus(args.root, settings, args.jobs, use_precheck=not args.no_precheck)
     text, reports = summary(files, results, time.perf_counter() - start)
     print(text)
     if args.out:

@@ -8,8 +8,8 @@ report.  Collecting identifiers costs a few percent of ``ast.parse``.
 Stage 2 (shape, from the ``ast`` tree flake8 has already built): draws are
 only reported at import time or in entry modules (outside strict mode), and
 DET100 only in entry modules.  For a library module we therefore look for the
-draw rules' trigger words only in code that runs at import time -- everything
-but function bodies.  Both stages over-approximate: they may let a file through
+draw rules' trigger words only among the names that code run at import time
+imports or calls -- everything but function bodies.  Both stages over-approximate: they may let a file through
 that yields nothing, never the reverse (the fixture tests check this).  Function
 bodies and docstrings are left out of the import-time text.
 """
@@ -31,9 +31,9 @@ def identifiers(source: str) -> FrozenSet[str]:
 class SourceText:
     """A text and its identifiers (computed once, on first use)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, words: Optional[FrozenSet[str]] = None) -> None:
         self.text = text
-        self._words: Optional[FrozenSet[str]] = None
+        self._words = words
 
     @property
     def words(self) -> FrozenSet[str]:
@@ -54,7 +54,9 @@ class SourceText:
 class ModuleShape(NamedTuple):
     is_entry: bool  # may be an entry module (over-approximated)
     code: SourceText  # the text without docstrings
-    import_time: SourceText  # the text without docstrings and function bodies
+    # The text without docstrings and function bodies; its words are only the names
+    # that code run at import time imports or calls (a draw is a call).
+    import_time: SourceText
 
 
 def module_shape(tree: ast.Module, lines) -> ModuleShape:
@@ -90,7 +92,37 @@ def module_shape(tree: ast.Module, lines) -> ModuleShape:
     import_time = "".join(
         line for number, line in enumerate(lines, 1) if number not in docstrings and number not in bodies
     )
-    return ModuleShape(entry, SourceText(code), SourceText(import_time))
+    return ModuleShape(entry, SourceText(code), SourceText(import_time, _import_time_words(tree)))
+
+
+def _import_time_words(tree: ast.Module) -> FrozenSet[str]:
+    """Names imported, and names in the callee of every call that runs at import time:
+    module level, class bodies, decorators and default values (not function bodies)."""
+    words: Set[str] = set()
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _FUNCTIONS):
+            stack += node.decorator_list + node.args.defaults + [d for d in node.args.kw_defaults if d]
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Call):
+            func = node.func
+            while isinstance(func, ast.Attribute):
+                words.add(func.attr)
+                func = func.value
+            if isinstance(func, ast.Name):
+                words.add(func.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            words.update(part for alias in node.names for part in (alias.asname or alias.name).split("."))
+            words.update(alias.name.split(".")[-1] for alias in node.names)
+            if isinstance(node, ast.ImportFrom) and node.module:
+                words.update(node.module.split("."))
+            if not isinstance(node, ast.ImportFrom):
+                words.update(part for alias in node.names for part in alias.name.split("."))
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(words)
 
 
 def _owns_its_lines(node: ast.stmt, lines) -> bool:

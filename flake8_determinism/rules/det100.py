@@ -31,9 +31,7 @@ class UnseededTrainingScript(Rule):
 
     code = "DET100"
     precheck_scope = "entry"
-    triggers = frozenset({"backward", "fit", "step", "Trainer", "Runner", "from_cfg"}) | frozenset(
-        {"SFTTrainer", "Seq2SeqTrainer"}
-    )
+    triggers = frozenset({"backward", "fit", "step", "Runner", "from_cfg"})
     invalid = (
         "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), 0.1)\n"
         "loss = model(torch.ones(2)).sum()\nloss.backward()\nopt.step()\n",
@@ -42,6 +40,9 @@ class UnseededTrainingScript(Rule):
         "import torch\ntorch.manual_seed(0)\nmodel = torch.nn.Linear(2, 1)\nloss = model(torch.ones(2)).sum()\n"
         "loss.backward()\n",
     )
+
+    def might_fire(self, text, settings) -> bool:
+        return trains_maybe(text)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         facts = ctx.facts
@@ -91,3 +92,9 @@ def _new_weights_first(ctx: FileContext, trainer) -> bool:
         if name.startswith("transformers.") and name.replace(".from_pretrained", "").endswith(NEW_HEAD_SUFFIXES):
             return True
     return False
+
+
+def trains_maybe(text) -> bool:
+    """Pre-check for training: the training words, or any ``*Trainer`` (``SFTTrainer``,
+    ``BCOTrainer``, a subclass defined here...)."""
+    return text.has_any(UnseededTrainingScript.triggers) or "Trainer" in text.text

@@ -50,14 +50,15 @@ class NonReproducibleSeed(Rule):
     )
 
     def might_fire(self, text, settings) -> bool:
-        # A call of something named *seed* (or an import renaming one), an RNG
-        # constructor, an mmengine Runner, or a user-named seed function.
-        return (
-            text.search(_SEED_CALL_OR_ALIAS)
-            or text.has_any(_CONSTRUCTOR_WORDS)
-            or "Runner" in text
-            or bool(settings.seed_functions)
-        )
+        # An mmengine Runner or a user-named seed function; a *seed* call without a
+        # seed (``torch.seed()``, ``set_random_seed(None)``); or a seed call or RNG
+        # constructor in a file that names an entropy source.
+        if "Runner" in text or settings.seed_functions:
+            return True
+        seeding = text.search(_SEED_CALL_OR_ALIAS)
+        if seeding and text.search(_SEED_CALL_WITHOUT_SEED):
+            return True
+        return bool(seeding or text.has_any(_CONSTRUCTOR_WORDS)) and text.has_any(_ENTROPY_WORDS)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for site in ctx.index.calls:
@@ -143,3 +144,8 @@ class NonReproducibleSeed(Rule):
 
 _SEED_CALL_OR_ALIAS = re.compile(r"seed\w*\s*(?:\(|as\s)")
 _CONSTRUCTOR_WORDS = frozenset(n.rsplit(".", 1)[-1] for n in UNSEEDED_CONSTRUCTORS)
+_SEED_CALL_WITHOUT_SEED = re.compile(r"seed\w*\s*\(\s*(?:\)|None\b|seed\s*=\s*None\b|a\s*=\s*None\b)")
+# Words without which no seed can come from an entropy source (T.ENTROPY_PREFIXES, T.ENTROPY_CALLS).
+_ENTROPY_WORDS = frozenset(p.split(".")[0] for p in T.ENTROPY_PREFIXES) | frozenset(
+    name.split(".")[i] for name in T.ENTROPY_CALLS for i in (-1, -2) if name.split(".")[i] not in ("os", "random")
+)

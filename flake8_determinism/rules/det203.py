@@ -50,9 +50,8 @@ class UnseededShuffle(Rule):
     )
 
     def might_fire(self, text, settings) -> bool:
-        if settings.strict:
-            return "shuffle" in text
-        return text.has_any(_FRAMEWORKS) and super().might_fire(text, settings)
+        framework_shuffle = text.has_any(_FRAMEWORKS) and super().might_fire(text, settings)
+        return framework_shuffle or (settings.strict and "shuffle" in text)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         reported = set()

@@ -9,7 +9,7 @@ from ..analysis.nodes import code_children
 from ..analysis.scopes import lookup
 from ..tables.determinism import FRAMEWORK_SWITCHES, RESTORING_METHODS, TORCH_DETERMINISM, TORCH_TRAINING_ROOTS
 from .base import Report, Rule, module_report
-from .det100 import UnseededTrainingScript
+from .det100 import trains_maybe
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -49,8 +49,7 @@ class DeterministicAlgorithmsOff(Rule):
     """
 
     code = "DET303"
-    training_words = UnseededTrainingScript.triggers
-    triggers = frozenset({"use_deterministic_algorithms"}) | training_words
+    triggers = frozenset({"use_deterministic_algorithms"})
     invalid = (
         "import torch\ntorch.use_deterministic_algorithms(False)\n",
         "import torch\nmodel = torch.nn.Linear(2, 1)\nmodel(torch.ones(2)).sum().backward()\n",
@@ -63,11 +62,14 @@ class DeterministicAlgorithmsOff(Rule):
         "import torch\ndef train(model):\n    model(torch.ones(2)).sum().backward()\n",
     )
 
+    def might_fire(self, text, settings) -> bool:
+        return super().might_fire(text, settings) or trains_maybe(text)
+
     def might_fire_in(self, shape, settings) -> bool:
         text = shape.code
         if "use_deterministic_algorithms" in text:
             return True
-        return shape.is_entry and text.has_any(self.training_words) and text.has_any(TORCH_TRAINING_ROOTS)
+        return shape.is_entry and trains_maybe(text) and text.has_any(TORCH_TRAINING_ROOTS)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         turned_off = False
