@@ -220,14 +220,14 @@ class FileTiming(NamedTuple):
     status: str  # "skipped", "parsed", "parse-failed", "analysis-failed"
 
 
-def time_file(source: str, settings: Settings, rules: tuple) -> FileTiming:
+def time_file(source: str, settings: Settings, rules: tuple, filename: str = "") -> FileTiming:
     clock = time.perf_counter
     try:
         tree = ast.parse(source)  # flake8 hands this to the plugin for free: not timed
     except (SyntaxError, ValueError, RecursionError):
         return FileTiming(0.0, None, None, 0, "skipped")
     start = clock()
-    selected = checker.select_rules(source, tree, settings, rules)
+    selected = checker.select_rules(source, tree, settings, rules, filename)
     t_pre = clock() - start
     if not selected:
         return FileTiming(t_pre, None, None, 0, "skipped")
@@ -243,7 +243,7 @@ def time_file(source: str, settings: Settings, rules: tuple) -> FileTiming:
         t_parse = clock() - start
         start = clock()
         try:
-            findings = checker.check_module(module, settings, selected)
+            findings = checker.check_module(module, settings, selected, filename)
         except RecursionError:  # check_source swallows this too
             return FileTiming(t_pre, t_parse, None, 0, "analysis-failed")
         return FileTiming(t_pre, t_parse, clock() - start, len(findings), "parsed")
@@ -251,10 +251,12 @@ def time_file(source: str, settings: Settings, rules: tuple) -> FileTiming:
         gc.enable()
 
 
-def time_in_process(sources: List[str]) -> List[FileTiming]:
+def time_in_process(sources: List[str], names: Sequence[str] = ()) -> List[FileTiming]:
+    """``names``: the file names flake8 would pass (test modules are told apart by them)."""
     settings = Settings.from_values()  # what the plugin uses when given no options
     rules = tuple(ALL_RULES)
-    return [time_file(source, settings, rules) for source in sources]
+    names = list(names) or [""] * len(sources)
+    return [time_file(source, settings, rules, name) for source, name in zip(sources, names)]
 
 
 def percentile(values: Sequence[float], fraction: float) -> float:
@@ -416,7 +418,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     line_count = sum(s.count("\n") + (not s.endswith("\n") and bool(s)) for s in sources)
 
     progress("in-process timing of %d files" % len(files))
-    timings = time_in_process(sources)
+    timings = time_in_process(sources, [str(path) for path in files])
     del sources
 
     variants = {"without": NO_PLUGIN, "with DET": WITH_DET}

@@ -74,12 +74,25 @@ def check_module(
     return sorted(findings)
 
 
-def select_rules(source: str, tree: ast.Module, settings: Settings, rules: Iterable = ALL_RULES) -> list:
-    """The rules that can report on this file, by the two pre-check stages."""
-    candidates = precheck.rules_for_words(source, settings, tuple(rules))
-    if candidates:
-        candidates = precheck.rules_for_shape(tree, source.splitlines(True), settings, candidates)
-    return candidates
+def select_rules(
+    source: str, tree: ast.Module, settings: Settings, rules: Iterable = ALL_RULES, filename: str = "",
+    words_checked: bool = False,
+) -> tuple:
+    """The rules that can report on this file: the pre-check's first stage (unless the
+    caller ran it: ``words_checked``), the test-module filter, the second stage."""
+    rules = tuple(rules) if words_checked else tuple(precheck.rules_for_words(source, settings, tuple(rules)))
+    if rules:
+        rules = _outside_tests(rules, settings, filename, tree)
+    if rules:
+        rules = tuple(precheck.rules_for_shape(tree, source.splitlines(True), settings, rules))
+    return rules
+
+
+def _outside_tests(rules: tuple, settings: Settings, filename: str, tree: ast.Module) -> tuple:
+    """In a test module default mode reports only ``TEST_MODULE_CODES``."""
+    if settings.strict or not is_test_module(filename, tree):
+        return rules
+    return tuple(rule for rule in rules if rule.code in TEST_MODULE_CODES)
 
 
 def check_source(
@@ -110,14 +123,12 @@ def check_source(
             tree = ast.parse(source)
         except (SyntaxError, RecursionError, MemoryError, ValueError):
             return []
-    if not settings.strict and is_test_module(filename, tree):
-        rules = tuple(rule for rule in rules if rule.code in TEST_MODULE_CODES)
-        if not rules:
-            return []
     if use_precheck:
-        rules = tuple(precheck.rules_for_shape(tree, source.splitlines(True), settings, rules))
-        if not rules:
-            return []
+        rules = select_rules(source, tree, settings, rules, filename, words_checked=True)
+    else:
+        rules = _outside_tests(rules, settings, filename, tree)
+    if not rules:
+        return []
     # libcst builds hundreds of thousands of small acyclic objects; the cyclic
     # GC would rescan them again and again (25-30 % of the parse on large files).
     collecting = gc.isenabled()
