@@ -28,7 +28,8 @@ class OptionalSeed(Rule):
     ``seed: Optional[int] = None``.  Reported once, at the guard.  Not when the
     option is filled in elsewhere (``set_defaults(seed=0)``, ``args.seed = ...``),
     nor for a library function's own ``seed=None`` parameter: that is its
-    caller's choice.  The guarded seeding still counts for the draw rules.
+    caller's choice (unless every caller here passes it the optional option:
+    ``train(seed=args.seed)``).  The guarded seeding still counts for the draw rules.
 
     Why it matters: the run everyone starts first, without ``--seed``, seeds
     nothing; it cannot be repeated, and nobody notices until two runs disagree.
@@ -71,7 +72,7 @@ class OptionalSeed(Rule):
             if tested is None:
                 continue
             expr, runs_when_given = tested
-            dest = _option_name(expr, scope, order)
+            dest = _option_name(ctx, expr, scope, order)
             if dest not in options or dest in reported:
                 continue
             block = guard.body if runs_when_given else getattr(guard.orelse, "body", None)
@@ -175,14 +176,33 @@ def _guarded(test) -> Optional[Tuple[object, bool]]:
     return None
 
 
-def _option_name(expr, scope, order) -> Optional[str]:
-    """``args.seed`` -> ``seed``; a local ``seed = args.seed`` too; a parameter: None (the caller's)."""
+def _option_name(ctx: FileContext, expr, scope, order) -> Optional[str]:
+    """``args.seed`` -> ``seed``; a local ``seed = args.seed`` too; a parameter: what every
+    caller here passes for it (``train(seed=args.seed)``), else None (the caller's choice)."""
     if isinstance(expr, cst.Attribute):
         return expr.attr.value
-    if isinstance(expr, cst.Name):
-        binding = lookup(scope, expr.value, order)
-        if binding is not None and binding.kind == "assign" and isinstance(binding.value, cst.Attribute):
-            return binding.value.attr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    binding = lookup(scope, expr.value, order)
+    if binding is None:
+        return None
+    if binding.kind == "assign" and isinstance(binding.value, cst.Attribute):
+        return binding.value.attr.value
+    if binding.kind == "param" and binding.scope.function is not None:
+        fn = binding.scope.function
+        passed = set()
+        for site in ctx.facts.callers.get(id(fn.node), ()):
+            value = find_arg(site.node, expr.value, _position(fn.node, expr.value))
+            passed.add(value.attr.value if isinstance(value, cst.Attribute) else None)
+        return passed.pop() if len(passed) == 1 else None
+    return None
+
+
+def _position(function, name: str) -> Optional[int]:
+    params = list(function.params.posonly_params) + list(function.params.params)
+    for index, param in enumerate(params):
+        if param.name.value == name:
+            return index
     return None
 
 
