@@ -15,6 +15,7 @@ from ..tables import determinism as D
 from ..tables.aliases import KNOWN_ROOTS
 from .args import MISSING, UNKNOWN, find_arg, literal
 from .flow import builtin_name
+from .nodes import dotted_name
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from .index import Assignment, CallSite
@@ -74,6 +75,8 @@ def call_switches(site: CallSite, qualname: Optional[str], parents) -> FrozenSet
         for key, value in environ_update_items(call):
             found = found | _env_switches(key, value)
         return found
+    if qualname in D.ARGUMENT_PARSERS and _parses_training_arguments(site):
+        return frozenset({D.DETERMINISM_UNREAD})  # ``--full_determinism`` is the user's to pass
     if qualname in D.MMENGINE_RUNNERS:
         return _randomness_switches(find_arg(call, D.MMENGINE_RANDOMNESS, None))
     if qualname is None and is_config_dict(site, parents, D.MMENGINE_RANDOMNESS):
@@ -81,6 +84,19 @@ def call_switches(site: CallSite, qualname: Optional[str], parents) -> FrozenSet
     if _is_named_helper(site, qualname):
         return frozenset({D.DETERMINISM_UNREAD})
     return _NONE
+
+
+def _parses_training_arguments(site: CallSite) -> bool:
+    """``HfArgumentParser((ModelArguments, TrainingArguments))``: the CLI sets ``full_determinism``."""
+    classes = find_arg(site.node, "dataclass_types", 0)
+    if classes in (MISSING, UNKNOWN):
+        return False
+    elements = [e.value for e in classes.elements] if isinstance(classes, (cst.Tuple, cst.List)) else [classes]
+    names = {dotted_name(e).rsplit(".", 1)[-1] for e in elements}
+    return any(
+        name.endswith("TrainingArguments") or (name.endswith("Config") and name not in D.NOT_TRAINING_CONFIGS)
+        for name in names
+    )
 
 
 def _is_named_helper(site: CallSite, qualname: Optional[str]) -> bool:

@@ -86,6 +86,13 @@ def is_training_arguments(qualname: str) -> bool:
     )
 
 
+# Parsers that put every TrainingArguments field on the command line
+# (``--full_determinism``): like ``use_deterministic_algorithms(args.det)``, the
+# choice is the user's, so DET303 stays quiet.
+ARGUMENT_PARSERS = frozenset({"transformers.HfArgumentParser", "trl.TrlParser"})
+NOT_TRAINING_CONFIGS = frozenset({"ModelConfig", "LoraConfig", "PeftConfig", "BitsAndBytesConfig", "AutoConfig"})
+
+
 # mmengine's ``randomness=dict(seed=..., deterministic=True)`` (a Runner argument
 # or a config-file variable) enables deterministic algorithms and cuDNN determinism.
 MMENGINE_RANDOMNESS = "randomness"
