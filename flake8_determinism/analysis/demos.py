@@ -20,20 +20,12 @@ from typing import Set
 from .._lazy import cst
 from ..tables.entry import RESULT_WRITERS
 from ..tables.rng_draws import RANDOM_INPUTS, TENSOR_METHODS
-from .nodes import code_children
+from .nodes import calls_in
 
 
 def main_block_calls(index) -> Set[int]:
     """Ids of the calls inside the module's ``__main__`` blocks."""
-    calls: Set[int] = set()
-    stack = [guard.body for guard in index.main_guards]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call):
-            calls.add(id(node))
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(code_children(node))
-    return calls
+    return calls_in(guard.body for guard in index.main_guards)
 
 
 def is_self_test(facts, main_calls: Set[int]) -> bool:

@@ -251,13 +251,18 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
 
 def _sorts_name(call: cst.Call, name: str) -> bool:
     """``name.sort(...)`` or ``sorted(name ...)``."""
+    return _sorted_name(call) == name
+
+
+def _sorted_name(call: cst.Call) -> Optional[str]:
+    """The variable a call sorts: ``name.sort(...)`` or ``sorted(name ...)``."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "sort":
-        return isinstance(func.value, cst.Name) and func.value.value == name
+    if isinstance(func, cst.Attribute) and func.attr.value == "sort" and isinstance(func.value, cst.Name):
+        return func.value.value
     if isinstance(func, cst.Name) and func.value == "sorted" and call.args:
         first = call.args[0].value
-        return isinstance(first, cst.Name) and first.value == name
-    return False
+        return first.value if isinstance(first, cst.Name) else None
+    return None
 
 
 # ---------------------------------------------------------------- loops
@@ -399,17 +404,8 @@ class _LoopBody:
 
 def _names_sorted_after(body: ScopeBody, loop) -> Set[str]:
     """Names sorted (``name.sort()``, ``sorted(name)``) in the scope, outside ``loop``."""
-    names = set()
-    for node in body.nodes:
-        if not isinstance(node, cst.Call) or body.inside(node, loop):
-            continue
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "sort" and isinstance(func.value, cst.Name):
-            names.add(func.value.value)
-        elif isinstance(func, cst.Name) and func.value == "sorted" and node.args:
-            if isinstance(node.args[0].value, cst.Name):
-                names.add(node.args[0].value.value)
-    return names
+    calls = (node for node in body.nodes if isinstance(node, cst.Call) and not body.inside(node, loop))
+    return {_sorted_name(call) for call in calls} - {None}
 
 
 def _names_in(expr) -> Set[str]:

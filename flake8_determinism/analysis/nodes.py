@@ -53,3 +53,16 @@ def dotted_name(node: Optional[cst.CSTNode]) -> str:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return ""
+
+
+def calls_in(blocks) -> set:
+    """Ids of the calls in ``blocks``, outside the functions and classes they define."""
+    calls = set()
+    stack = list(blocks)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            calls.add(id(node))
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(code_children(node))
+    return calls

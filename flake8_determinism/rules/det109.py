@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, Optional, Set, Tuple
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
-from ..analysis.nodes import code_children
+from ..analysis.nodes import calls_in
 from ..analysis.scopes import lookup
 from ..tables.seeding import FRAMEWORKS
 from .base import Report, Rule
@@ -207,15 +207,7 @@ def _position(function, name: str) -> Optional[int]:
 
 
 def _seeds_in(ctx: FileContext, block) -> bool:
-    calls = set()
-    stack = [block]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.Call):
-            calls.add(id(node))
-        stack.extend(code_children(node))
+    calls = calls_in([block])
     frameworks = frozenset(FRAMEWORKS)
     return any(
         id(site.node) in calls and ctx.facts.call_seeds(site) & frameworks for site in ctx.index.calls
