@@ -139,8 +139,11 @@ def _is_work(value: ast.expr) -> bool:
             return True
     if not isinstance(value, ast.Call):
         return False
-    method = value.func.attr if isinstance(value.func, ast.Attribute) else ""
-    return not is_declarative_call(_dotted(value.func), method)
+    func = value.func
+    while isinstance(func, ast.Call):  # ``tf_export("x")(f)``: judged by the factory
+        func = func.func
+    method = func.attr if isinstance(func, ast.Attribute) else ""
+    return not is_declarative_call(_dotted(func), method)
 
 
 def _dotted(node: ast.expr) -> str:

@@ -23,6 +23,7 @@ from ..tables.data_order import (
     BUILD_PREFIXES, FILE_OPERATIONS, LOG_FUNCTIONS, LOG_METHODS, LOGGER_NAMES, ORDER_FREE, ORDER_PASSING,
     SET_METHODS,
 )
+from .args import literal
 from .nodes import code_children, dotted_name
 from .scopes import lookup
 
@@ -67,7 +68,7 @@ class ScopeBody:
         return False
 
 
-def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody] = None) -> bool:
+def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody] = None, depth: int = 0) -> bool:
     """Can the order of ``expr`` (a listing, a set) reach the program?"""
     parents = body.parents if body is not None else ctx.index.parents
     current = expr
@@ -99,7 +100,12 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
             current = comprehension
             continue
         if isinstance(parent, cst.ComparisonTarget):
-            return not isinstance(parent.operator, (cst.In, cst.NotIn))
+            if isinstance(parent.operator, (cst.In, cst.NotIn)):
+                return False
+            comparison = parents.get(id(parent))
+            return not (isinstance(comparison, cst.Comparison) and _equals_at_most_one(parent, comparison.left))
+        if isinstance(parent, cst.Comparison) and parent.left is current and len(parent.comparisons) == 1:
+            return not _equals_at_most_one(parent.comparisons[0], parent.comparisons[0].comparator)
         if isinstance(parent, (cst.If, cst.While, cst.Assert)) and parent.test is current:
             return False  # a truth test: empty or not
         if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
@@ -109,8 +115,8 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
                 return False
             current = parent
             continue
-        if isinstance(parent, cst.BooleanOperation):
-            current = parent  # ``files or []``: the value may be the listing itself
+        if isinstance(parent, (cst.BooleanOperation, cst.StarredElement, cst.List, cst.Tuple)):
+            current = parent  # ``files or []``, ``[*files]``: the value carries the order on
             continue
         if isinstance(parent, cst.Expr):
             return False  # computed and thrown away
@@ -127,7 +133,32 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
             return True
         if isinstance(parent, cst.For) and parent.iter is current:
             return not _loop_order_free(parent, site, body or ScopeBody(site))
+        if isinstance(parent, cst.Return) and depth < _RETURN_DEPTH:
+            return _returned_order_used(ctx, site, depth)
         return True
+
+
+# How many calls deep a returned listing is followed into the callers.
+_RETURN_DEPTH = 3
+
+
+def _returned_order_used(ctx, site: CallSite, depth: int) -> bool:
+    """Returned from a function of this module: does any caller here use the order?  (Called
+    from nowhere here, it is used elsewhere: assume it is.)"""
+    fn = site.fn
+    callers = ctx.facts.callers.get(id(fn.node)) if fn is not None else None
+    if not callers:
+        return True
+    return any(order_used(ctx, caller.node, caller, None, depth + 1) for caller in callers)
+
+
+def _equals_at_most_one(target, other) -> bool:
+    """``files == []``, ``files != ["log.txt"]``: equal to at most one entry, whatever the order."""
+    return (
+        isinstance(target.operator, (cst.Equal, cst.NotEqual))
+        and isinstance(other, (cst.List, cst.Tuple))
+        and len(other.elements) <= 1
+    )
 
 
 def _formats(operation, operand) -> bool:
@@ -331,8 +362,10 @@ class _LoopBody:
         return self.order_free(orelse.body)
 
     def small(self, stmt) -> bool:
-        if isinstance(stmt, (cst.Pass, cst.Continue, cst.Raise)):
-            return True  # ``raise`` stops on a bad entry whatever the order: not a result
+        if isinstance(stmt, (cst.Pass, cst.Continue, cst.Raise, cst.Assert)):
+            return True  # a check that stops on a bad entry, whatever the order: not a result
+        if isinstance(stmt, cst.Return) and (stmt.value is None or literal(stmt.value)[0]):
+            return True  # ``return True`` on the first match: an ``any()``
         if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
             return self.call(stmt.value)
         if isinstance(stmt, cst.Assign):

@@ -102,9 +102,9 @@ class OrderFromSet(Rule):
             name = builtin_name(parent, site)
             if name in ("list", "tuple"):
                 return order_used(ctx, parent, site)
-            if name in ORDER_TAKING:
-                return True
-            return isinstance(parent.func, cst.Attribute) and parent.func.attr.value == "join"
+            if name in _ORDER_CARRYING or _joins(parent):
+                return order_used(ctx, parent, site)  # ``", ".join(set(...))`` in a log line: not a result
+            return name in ORDER_TAKING  # ``enumerate``, ``zip``: positions taken from the set
         if isinstance(parent, cst.For):
             return parent.iter is node and loop_order_used(parent, site)
         if isinstance(parent, cst.CompFor) and parent.iter is node:
@@ -122,15 +122,21 @@ class OrderFromSet(Rule):
             if not call.args or not isinstance(call.args[0].value, cst.Name):
                 continue
             name = builtin_name(call, site)
-            joins = isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
-            if not (name in ORDER_TAKING or joins):
+            carries = name in _ORDER_CARRYING or _joins(call)
+            if not (name in ORDER_TAKING or carries):
                 continue
             held = _set_held_by(call.args[0].value, site)
-            if held is None or hash_stable(held, site):
-                continue
-            if name in ("list", "tuple") and not order_used(ctx, call, site):
+            if held is None or hash_stable(held, site) or (carries and not order_used(ctx, call, site)):
                 continue
             yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE))
+
+
+# Calls that hand the set's order on unchanged: where it goes decides.
+_ORDER_CARRYING = frozenset({"list", "tuple", "iter"})
+
+
+def _joins(call) -> bool:
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
 
 
 def _set_held_by(name, site: CallSite):

@@ -16,6 +16,8 @@ DECLARATIVE_WORDS = ("register", "add_docstr", "setattr", "filterwarnings", "sim
 CONFIGURING_NAME = re.compile(r"^_*(?:[a-z0-9]+_)*?(?:set|enable|disable)(?:_|[A-Z])|^DEFINE_")
 CONFIGURING_METHODS = frozenset({"use", "add_argument", "add_argument_group", "set_defaults",
                                  "init_default_scope"})
+# API export registration (``tf_export(...)``, ``mm_export(...).export_constant(...)``).
+EXPORTING = re.compile(r"^export_|_export$")
 LOGGER_NAMES = ("log", "logger")  # a receiver named like a logger: ``LOGGER.warning(...)``
 TABLE_BUILDING_METHODS = frozenset({"append", "extend", "update", "add", "setdefault", "insert"})
 
@@ -23,14 +25,14 @@ TABLE_BUILDING_METHODS = frozenset({"append", "extend", "update", "add", "setdef
 def is_declarative_call(dotted_callee: str, method: str) -> bool:
     """``dotted_callee``: ``a.b.c`` spelling of the callee ('' if not a plain chain);
     ``method``: the called attribute's name ('' if not an attribute call)."""
-    if method in TABLE_BUILDING_METHODS or method in CONFIGURING_METHODS:
+    if method in TABLE_BUILDING_METHODS or method in CONFIGURING_METHODS or EXPORTING.search(method):
         return True
     if not dotted_callee:
         return False
     if dotted_callee.startswith(DECLARATIVE_PREFIXES) or any(w in dotted_callee for w in DECLARATIVE_WORDS):
         return True
     last = dotted_callee.rsplit(".", 1)[-1]
-    if CONFIGURING_NAME.match(last):
+    if CONFIGURING_NAME.match(last) or EXPORTING.search(last):
         return True
     receiver = dotted_callee.split(".", 1)[0].lower() if method else ""
     return receiver.endswith(LOGGER_NAMES)
