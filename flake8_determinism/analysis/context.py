@@ -22,6 +22,7 @@ class FileContext:
             if name is not None:
                 self.calls_by_name.setdefault(name, []).append(site)
         self._facts: Optional[ModuleFacts] = None
+        self.scope_bodies: Dict = {}  # analysis/flow.py: one walk per function body, when asked
         self._subclasses: Dict[frozenset, Dict[int, cst.ClassDef]] = {}
 
     @property

@@ -68,6 +68,15 @@ class ScopeBody:
         return False
 
 
+def scope_body(ctx, site: CallSite) -> ScopeBody:
+    """The body ``site`` runs in, walked once per file (kept on ``ctx``)."""
+    key = id(site.fn.node) if site.fn is not None else None
+    bodies = ctx.scope_bodies
+    if key not in bodies:
+        bodies[key] = ScopeBody(site)
+    return bodies[key]
+
+
 def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody] = None, depth: int = 0) -> bool:
     """Can the order of ``expr`` (a listing, a set) reach the program?"""
     parents = body.parents if body is not None else ctx.index.parents
@@ -76,7 +85,7 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
         parent = parents.get(id(current))
         if parent is None and body is None:
             # The index keeps the parents of a few node types only: walk this body for the rest.
-            body = ScopeBody(site)
+            body = scope_body(ctx, site)
             parents = body.parents
             parent = parents.get(id(current))
         if isinstance(parent, cst.BinaryOperation) and (_formats(parent, current) or _concatenates(parent)):
@@ -115,7 +124,7 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
                 return False
             current = parent
             continue
-        if isinstance(parent, (cst.BooleanOperation, cst.StarredElement, cst.List, cst.Tuple)):
+        if isinstance(parent, (cst.BooleanOperation, cst.Element, cst.StarredElement, cst.List, cst.Tuple)):
             current = parent  # ``files or []``, ``[*files]``: the value carries the order on
             continue
         if isinstance(parent, cst.Expr):
@@ -132,7 +141,7 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
                 return _variable_order_used(ctx, parent.target.value, parent, site, body)
             return True
         if isinstance(parent, cst.For) and parent.iter is current:
-            return not _loop_order_free(parent, site, body or ScopeBody(site))
+            return not _loop_order_free(parent, site, body or scope_body(ctx, site))
         if isinstance(parent, cst.Return) and depth < _RETURN_DEPTH:
             return _returned_order_used(ctx, site, depth)
         return True
@@ -256,7 +265,7 @@ def _walk_with_parents(root) -> Iterator[Tuple[cst.CSTNode, Optional[cst.CSTNode
 
 def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[ScopeBody]) -> bool:
     """A listing stored in ``name``: is its order used before anything sorts it?"""
-    body = body or ScopeBody(site)
+    body = body or scope_body(ctx, site)
     key = (name, id(assign))
     if key in body.following or id(assign) not in body.position:
         return True  # a cycle of assignments, or an assignment we cannot place: assume the worst
@@ -299,9 +308,9 @@ def _sorted_name(call: cst.Call) -> Optional[str]:
 # ---------------------------------------------------------------- loops
 
 
-def loop_order_used(loop: cst.For, site: CallSite) -> bool:
+def loop_order_used(ctx, loop: cst.For, site: CallSite) -> bool:
     """``for x in <unordered>:``: does the loop's effect depend on the iteration order?"""
-    return not _loop_order_free(loop, site, ScopeBody(site))
+    return not _loop_order_free(loop, site, scope_body(ctx, site))
 
 
 def _loop_order_free(loop: cst.For, site: CallSite, body: ScopeBody) -> bool:
@@ -466,3 +475,37 @@ def _uses_position(expr, container: Optional[str]) -> bool:
         if isinstance(node, cst.CSTNode):
             stack.extend(code_children(node))
     return False
+
+
+# ---------------------------------------------------------------- where a value goes
+
+
+def only_feeds(ctx, site: CallSite, callees, methods) -> bool:
+    """Does the value of ``site`` (a draw) reach nothing but arguments of ``callees`` /
+    ``methods`` (``torch.onnx.export(model, torch.randn(...))``)?"""
+    body = scope_body(ctx, site)
+    return _only_feeds(ctx, site.node, site, body, callees, methods, 0)
+
+
+def _only_feeds(ctx, expr, site, body: ScopeBody, callees, methods, depth: int) -> bool:
+    current = expr
+    while True:
+        parent = body.parents.get(id(current))
+        if isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+            current = parent
+            continue
+        if isinstance(parent, cst.Call) and parent.func is not current:
+            name = ctx.resolver.resolve(parent.func, site.scope, site.order) or ""
+            method = parent.func.attr.value if isinstance(parent.func, cst.Attribute) else ""
+            return name in callees or method in methods
+        if isinstance(parent, cst.Assign) and depth < 3:
+            targets = [t.target for t in parent.targets]
+            if len(targets) != 1 or not isinstance(targets[0], cst.Name):
+                return False
+            loads = [
+                n for n in body.nodes
+                if isinstance(n, cst.Name) and n.value == targets[0].value and not body.inside(n, parent)
+                and not isinstance(body.parents.get(id(n)), (cst.AssignTarget, cst.Param))
+            ]
+            return bool(loads) and all(_only_feeds(ctx, n, site, body, callees, methods, depth + 1) for n in loads)
+        return False

@@ -16,6 +16,7 @@ from ..tables.aliases import KNOWN_ROOTS
 from .args import MISSING, UNKNOWN, find_arg, literal
 from .flow import builtin_name
 from .nodes import dotted_name
+from .scopes import lookup
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from .index import Assignment, CallSite
@@ -92,11 +93,18 @@ def _parses_training_arguments(site: CallSite) -> bool:
     if classes in (MISSING, UNKNOWN):
         return False
     elements = [e.value for e in classes.elements] if isinstance(classes, (cst.Tuple, cst.List)) else [classes]
-    names = {dotted_name(e).rsplit(".", 1)[-1] for e in elements}
-    return any(
-        name.endswith("TrainingArguments") or (name.endswith("Config") and name not in D.NOT_TRAINING_CONFIGS)
-        for name in names
-    )
+    return any(_training_arguments_class(e, site, 0) for e in elements)
+
+
+def _training_arguments_class(expr, site: CallSite, depth: int) -> bool:
+    """``TrainingArguments``, ``SFTConfig``, or a class defined here deriving from one."""
+    name = dotted_name(expr).rsplit(".", 1)[-1]
+    if name.endswith("TrainingArguments") or (name.endswith("Config") and name not in D.NOT_TRAINING_CONFIGS):
+        return True
+    binding = lookup(site.scope, name, site.order) if isinstance(expr, cst.Name) and depth < 4 else None
+    if binding is None or binding.kind != "class":
+        return False
+    return any(_training_arguments_class(base.value, site, depth + 1) for base in binding.node.bases)
 
 
 def _is_named_helper(site: CallSite, qualname: Optional[str]) -> bool:

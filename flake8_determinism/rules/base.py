@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Tuple
 
 from .._lazy import cst
+from ..analysis.flow import only_feeds
+from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..precheck import ModuleShape, SourceText
@@ -82,6 +84,8 @@ class GlobalDrawRule(Rule):
                 continue
             if ctx.facts.seeded_at(self.framework, site):
                 continue
+            if not ctx.settings.strict and only_feeds(ctx, site, TRACING_CALLS, TRACING_METHODS):
+                continue  # a dummy input for export or tracing: its values never reach the result
             yield Report(site.node, self.message(ctx, site))
 
     @staticmethod

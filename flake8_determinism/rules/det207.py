@@ -106,7 +106,7 @@ class OrderFromSet(Rule):
                 return order_used(ctx, parent, site)  # ``", ".join(set(...))`` in a log line: not a result
             return name in ORDER_TAKING  # ``enumerate``, ``zip``: positions taken from the set
         if isinstance(parent, cst.For):
-            return parent.iter is node and loop_order_used(parent, site)
+            return parent.iter is node and loop_order_used(ctx, parent, site)
         if isinstance(parent, cst.CompFor) and parent.iter is node:
             comprehension = comprehension_of(parent, ctx.index.parents)
             if isinstance(comprehension, (cst.ListComp, cst.GeneratorExp, cst.DictComp)):

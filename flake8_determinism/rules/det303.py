@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..analysis.flow import ScopeBody
+from ..analysis.flow import scope_body
 from ..analysis.nodes import code_children
 from ..analysis.scopes import lookup
 from ..tables.determinism import FRAMEWORK_SWITCHES, RESTORING_METHODS, TORCH_DETERMINISM, TORCH_TRAINING_ROOTS
@@ -98,7 +98,7 @@ def _restores(ctx: FileContext, site: CallSite) -> bool:
     if any(other.fn is fn and other.order < site.order for other in ctx.calls_by_name.get(_SWITCH, ())
            if literal(find_arg(other.node, "mode", 0)) == (True, True)):
         return True
-    body = ScopeBody(site)
+    body = scope_body(ctx, site)
     node = body.parents.get(id(site.node))
     while node is not None:
         if isinstance(node, cst.Finally):

@@ -52,3 +52,9 @@ RESULT_WRITERS = frozenset(
      "dump", "to_csv", "to_json", "to_parquet", "savefig", "save_pretrained", "push_to_hub", "export",
      "add_scalar", "log_metrics", "save_checkpoint", "save_model", "save_weights"}
 )
+
+# Export and tracing take an example input only for its shape: a draw that feeds
+# nothing else is a dummy input, not a result (the draw rules, default mode).
+TRACING_CALLS = frozenset({"torch.onnx.export", "torch.onnx.dynamo_export", "torch.jit.trace",
+                           "torch.jit.trace_module", "torch.export.export", "tensorflow.saved_model.save"})
+TRACING_METHODS = frozenset({"to_onnx", "to_torchscript"})
