@@ -20,6 +20,7 @@ import libcst as cst
 from ..tables import determinism as D
 from ..tables import seeding as T
 from ..tables.aliases import KNOWN_ROOTS
+from ..tables.sklearn import SKLEARN_RANDOM_STATE
 from .args import is_none
 from .demos import is_self_test, main_block_calls
 from .index import Assignment, CallSite, ModuleIndex
@@ -288,7 +289,7 @@ class ModuleFacts:
             name = site.method_name
             func = site.node.func
             if isinstance(func, cst.Attribute):
-                if (name == "backward" and backward_counts) or name == "fit":
+                if (name == "backward" and backward_counts) or (name == "fit" and self._fits_a_model(func.value, site)):
                     return True
                 if name == "step" and self._is_optimizer(func.value, site):
                     return True
@@ -303,6 +304,13 @@ class ModuleFacts:
             elif self._builds_seeding_trainer(site):
                 return True
         return False
+
+    def _fits_a_model(self, receiver, site: CallSite) -> bool:
+        """``.fit`` trains, except on a scikit-learn object that draws nothing (``StandardScaler``)."""
+        qualname = self.resolver.resolve(receiver, site.scope, site.order) or ""
+        if not qualname.startswith("sklearn."):
+            return True
+        return qualname.replace("()", "") in SKLEARN_RANDOM_STATE
 
     def _is_optimizer(self, receiver, site: CallSite) -> bool:
         qualname = self.resolver.resolve(receiver, site.scope, site.order)

@@ -124,8 +124,8 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
                 return False
             current = parent
             continue
-        if isinstance(parent, (cst.BooleanOperation, cst.Element, cst.StarredElement, cst.List, cst.Tuple)):
-            current = parent  # ``files or []``, ``[*files]``: the value carries the order on
+        if isinstance(parent, _CARRIERS):
+            current = parent  # ``files or []``, ``[*files]``, ``f"{files}"``: the value carries the order on
             continue
         if isinstance(parent, cst.Expr):
             return False  # computed and thrown away
@@ -141,12 +141,17 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
                 return _variable_order_used(ctx, parent.target.value, parent, site, body)
             return True
         if isinstance(parent, cst.For) and parent.iter is current:
-            return not _loop_order_free(parent, site, body or scope_body(ctx, site))
+            return not _loop_order_free(ctx, parent, site, body or scope_body(ctx, site))
         if isinstance(parent, cst.Return) and depth < _RETURN_DEPTH:
             return _returned_order_used(ctx, site, depth)
         return True
 
 
+# Expressions whose value holds their operand's order as it is.
+_CARRIERS = (
+    cst.BooleanOperation, cst.Element, cst.StarredElement, cst.List, cst.Tuple, cst.FormattedStringExpression,
+    cst.FormattedString,
+)
 # How many calls deep a returned listing is followed into the callers.
 _RETURN_DEPTH = 3
 
@@ -310,17 +315,19 @@ def _sorted_name(call: cst.Call) -> Optional[str]:
 
 def loop_order_used(ctx, loop: cst.For, site: CallSite) -> bool:
     """``for x in <unordered>:``: does the loop's effect depend on the iteration order?"""
-    return not _loop_order_free(loop, site, scope_body(ctx, site))
+    return not _loop_order_free(ctx, loop, site, scope_body(ctx, site))
 
 
-def _loop_order_free(loop: cst.For, site: CallSite, body: ScopeBody) -> bool:
-    """Does every iteration do work whose result does not depend on the order of the others?"""
+def _loop_order_free(ctx, loop: cst.For, site: CallSite, body: ScopeBody) -> bool:
+    """Does every iteration do work whose result does not depend on the order of the others?
+    Lists it fills in iteration order must not be used in that order afterwards (sorted,
+    fed to a set, counted...)."""
     checker = _LoopBody(loop, _names_in(loop.target), site, body)
     if checker.walk_sorted():
         return True  # os.walk with ``dirs.sort()`` and the files sorted: a fixed traversal
     if not checker.order_free(loop.body):
         return False
-    return not checker.appended or checker.appended <= _names_sorted_after(body, loop)
+    return not any(_variable_order_used(ctx, name, loop, site, body) for name in checker.appended)
 
 
 class _LoopBody:
@@ -442,12 +449,6 @@ class _LoopBody:
                     return True
             node = self.body.parents.get(id(node))
         return False
-
-
-def _names_sorted_after(body: ScopeBody, loop) -> Set[str]:
-    """Names sorted (``name.sort()``, ``sorted(name)``) in the scope, outside ``loop``."""
-    calls = (node for node in body.nodes if isinstance(node, cst.Call) and not body.inside(node, loop))
-    return {_sorted_name(call) for call in calls} - {None}
 
 
 def _names_in(expr) -> Set[str]:

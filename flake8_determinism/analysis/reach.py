@@ -3,9 +3,12 @@
 Entry code is the module-level code (the ``__main__`` block included).  It
 reaches a function by calling it or by passing it on by name (``fire.Fire(main)``,
 ``mp.spawn(worker)``, ``Process(target=f)``, ``{"train": train}``), and the
-functions those reach, transitively.  A class it names is reached with all its
-methods (frameworks call ``forward``, ``__getitem__``, ``training_step``), and
-so is a module-level class the module never names at all: only something
+functions those reach, transitively.  A class it names that derives from a
+framework's class (``nn.Module``, ``Dataset``, ``LightningModule``) is reached
+with all its methods (the framework calls ``forward``, ``__getitem__``,
+``training_step``); a plain class's methods are reached when reached code calls
+them by name (``trainer.sample()``), and its dunder methods always.  A module-level
+class the module never names at all is reached with all its methods: only something
 dynamic can use it (``hydra.utils.instantiate`` from a config, a registry).  A
 lambda runs when the body that holds it runs; a click/typer command is reached
 through the group its decorator registers it with.  What is never reached is
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Set
 
+from .._lazy import cst
 from .nodes import dotted_name
 from .scopes import FunctionInfo, Scope
 
@@ -32,14 +36,27 @@ def reachable_functions(index) -> Set[int]:
             methods.setdefault(id(info.parent_scope.node), []).append(info)
         if info.name == "<lambda>" or _registered(info):
             held.setdefault(_body_key(info.parent_scope), []).append(info)
+    framework = _framework_classes(index)
     for node, body_scope, _ in index.classes:
         own = methods.get(id(node), ())
         if body_scope.parent is index.module_scope and not _named_outside(index, node.name.value, own):
             held.setdefault(None, []).extend(own)
+    called = _called_method_names(index)
     reached: Set[int] = set()
+    called_here: Set[str] = set()  # method names called by reached code
+    plain: List[FunctionInfo] = []  # methods of reached plain classes, waiting for a call by name
     todo: List[Optional[int]] = [None]
-    while todo:
+    while todo or plain:
+        if not todo:  # methods of plain classes that reached code calls by name
+            ready = [info for info in plain if info.name in called_here]
+            plain = [info for info in plain if info.name not in called_here]
+            todo.extend(id(info.node) for info in ready if id(info.node) not in reached)
+            reached.update(id(info.node) for info in ready)
+            if not todo:
+                break
+            continue
         key = todo.pop()
+        called_here |= called.get(key, set())
         scope = index.module_scope if key is None else index.functions[key].scope
         found = list(held.get(key, ()))
         for name in index.names_by_body.get(key, ()):
@@ -50,13 +67,59 @@ def reachable_functions(index) -> Set[int]:
                 info = index.functions.get(id(binding.node))
                 if info is not None:
                     found.append(info)
-            else:
+            elif id(binding.node) in framework:
                 found.extend(methods.get(id(binding.node), ()))
+            else:
+                own = methods.get(id(binding.node), ())
+                found.extend(info for info in own if _dunder(info.name))
+                plain.extend(info for info in own if not _dunder(info.name))
         for info in found:
             if id(info.node) not in reached:
                 reached.add(id(info.node))
                 todo.append(id(info.node))
     return reached
+
+
+def _framework_classes(index) -> Set[int]:
+    """Classes deriving (here or through local classes) from something not defined here:
+    ``nn.Module``, ``Dataset``, ``LightningModule``...  The framework calls their methods
+    (``forward``, ``__getitem__``, hooks); a plain class's methods run when called by name."""
+    local = {id(node): (node, body.parent, order) for node, body, order in index.classes}
+    external: Dict[int, bool] = {}
+
+    def derives(node_id: int, depth: int) -> bool:
+        if node_id in external:
+            return external[node_id]
+        node, scope, order = local[node_id]
+        external[node_id] = False  # cycles
+        found = False
+        for base in node.bases:
+            name = dotted_name(base.value)
+            if name in ("object", ""):
+                continue
+            binding = _definition(scope, name) if "." not in name else None
+            if binding is not None and binding.kind == "class" and id(binding.node) in local and depth < 8:
+                found = found or derives(id(binding.node), depth + 1)
+            else:
+                found = True
+        external[node_id] = found
+        return found
+
+    return {node_id for node_id in local if derives(node_id, 0)}
+
+
+def _called_method_names(index) -> Dict[Optional[int], Set[str]]:
+    """Per body: the names of the methods it calls (``obj.sample()`` -> ``sample``)."""
+    called: Dict[Optional[int], Set[str]] = {}
+    for site in index.calls:
+        if isinstance(site.node.func, cst.Attribute):
+            key = id(site.fn.node) if site.fn is not None else None
+            called.setdefault(key, set()).add(site.method_name)
+    return called
+
+
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
 
 
 def _named_outside(index, name: str, own_methods) -> bool:

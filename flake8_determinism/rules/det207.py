@@ -158,7 +158,7 @@ def _set_held_by(name, site: CallSite):
 def hash_stable(node, site: CallSite) -> bool:
     """A set of numbers (or tuples of them): hashed by value, the same order in every process."""
     if isinstance(node, cst.Set):
-        return all(_numeric(e.value, site) for e in node.elements)
+        return len(node.elements) <= 1 or all(_numeric(e.value, site) for e in node.elements)
     if isinstance(node, cst.SetComp):
         return _numeric(node.elt, site)
     if isinstance(node, cst.Call):
@@ -172,7 +172,7 @@ def hash_stable(node, site: CallSite) -> bool:
             if name == "map" and source.args and isinstance(source.args[0].value, cst.Name):
                 return source.args[0].value.value in _NUMERIC_CALLS
         if isinstance(source, (cst.List, cst.Tuple, cst.Set)):
-            return all(_numeric(e.value, site) for e in source.elements)
+            return len(source.elements) <= 1 or all(_numeric(e.value, site) for e in source.elements)
         if isinstance(source, cst.Subscript) and len(source.slice) > 1:
             return True  # ``set(boxes[:, 0])``: a column of a numeric array
         if isinstance(source, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):

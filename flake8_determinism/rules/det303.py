@@ -7,7 +7,9 @@ from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..analysis.flow import scope_body
 from ..analysis.nodes import code_children
 from ..analysis.scopes import lookup
-from ..tables.determinism import FRAMEWORK_SWITCHES, RESTORING_METHODS, TORCH_DETERMINISM, TORCH_TRAINING_ROOTS
+from ..tables.determinism import (
+    FRAMEWORK_SWITCHES, NOT_CUDA_ROOTS, RESTORING_METHODS, TORCH_DETERMINISM, TORCH_TRAINING_ROOTS,
+)
 from .base import Report, Rule, module_report
 from .det100 import trains_maybe
 
@@ -81,6 +83,8 @@ class DeterministicAlgorithmsOff(Rule):
                              % (ctx.spelling(site), _WHY))
         if turned_off or not ctx.index.imported_roots & TORCH_TRAINING_ROOTS:
             return
+        if ctx.index.imported_roots & NOT_CUDA_ROOTS:
+            return  # XLA/TPU: no CUDA kernels for deterministic algorithms to pick
         facts = ctx.facts
         if facts.is_training_entry and not any(facts.turns_on(s) for s in TORCH_DETERMINISM):
             yield module_report(

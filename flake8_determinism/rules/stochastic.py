@@ -72,7 +72,14 @@ def _seeded(ctx: FileContext, site: CallSite, op: Stochastic) -> bool:
     if op.seed is not None and not absent_or_none(site.node, *op.seed):
         return True  # op-level seed
     frameworks = KERAS_SEEDED_BY if op.framework == KERAS else (op.framework,)
-    return any(ctx.facts.seeded_at(fw, site) for fw in frameworks)
+    # A layer or transform (a class: ``nn.Dropout``, ``RandomCrop``) draws when it is applied,
+    # not when it is built: seeding later in the same body counts
+    # (``model = Net(); torch.manual_seed(0); train(model)``).  A function draws at the call.
+    facts = ctx.facts
+    applied_later = site.qualname.rsplit(".", 1)[-1][:1].isupper()
+    return any(
+        facts.seeded_at(fw, site) or (applied_later and facts.seeded_later_in_body(fw, site)) for fw in frameworks
+    )
 
 
 def _inert(site: CallSite, op: Stochastic) -> bool:

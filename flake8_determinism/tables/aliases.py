@@ -42,6 +42,7 @@ PREFIX_REWRITES = (
     ("accelerate.utils.random.", "accelerate.utils."),
     ("mmengine.runner.utils.", "mmengine.runner."),
     ("mmengine.runner.runner.", "mmengine.runner."),
+    ("mmengine.runner._flexible_runner.", "mmengine.runner."),
     ("timm.utils.random.", "timm.utils."),
     ("fastai.torch_core.", "fastai."),
     ("mindspore.common.seed.", "mindspore."),

@@ -140,6 +140,8 @@ FRAMEWORK_SWITCHES = (
 # Methods whose ``use_deterministic_algorithms(False)`` restores a state (DET303).
 RESTORING_METHODS = frozenset({"__exit__", "__aexit__", "restore", "reset"})
 
+# Scripts importing these train on XLA devices (TPU), not on CUDA (DET303 stays quiet).
+NOT_CUDA_ROOTS = frozenset({"torch_xla"})
 # Packages whose training scripts train with TensorFlow (DET306).
 TF_TRAINING_ROOTS = frozenset({"tensorflow", "tf_keras"})
 # Calls that train a TensorFlow/Keras model (method names), and TF's tape.

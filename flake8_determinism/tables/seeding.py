@@ -62,6 +62,8 @@ SEEDERS = {
     # (a seed of None draws a random one: still a seeding event, as for the helpers).
     "mmengine.runner.Runner": _PY_NP_TORCH,
     "mmengine.runner.Runner.from_cfg": _PY_NP_TORCH,
+    "mmengine.runner.FlexibleRunner": _PY_NP_TORCH,
+    "mmengine.runner.FlexibleRunner.from_cfg": _PY_NP_TORCH,
     "paddle.seed": frozenset(),
 }
 
