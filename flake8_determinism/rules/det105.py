@@ -16,7 +16,8 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
 
-_RUNNER = "mmengine.runner.Runner"
+# mmengine runners built directly: without ``randomness=dict(seed=...)`` they draw a random seed.
+_RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.runner.FlexibleRunner"})
 
 
 class NonReproducibleSeed(Rule):
@@ -26,7 +27,8 @@ class NonReproducibleSeed(Rule):
     (``torch.seed()``, ``torch.cuda.seed(_all)()``, ``Generator.seed()``,
     ``random.seed()``/``np.random.seed()`` with no seed or ``None``, mmengine
     ``set_random_seed(None)``, detectron2 ``seed_all_rng()``), an mmengine
-    ``Runner(randomness=dict(seed=None))``, and any seeding call or RNG
+    ``Runner``/``FlexibleRunner`` built without ``randomness=dict(seed=...)`` (its
+    default seed is None: a random one), and any seeding call or RNG
     constructor whose seed is built from ``time.*``, ``datetime.now``,
     ``os.urandom``, ``os.getpid``, ``secrets`` or ``uuid`` -- also through a
     variable assigned from one in the same scope.  Such a call still counts as
@@ -67,11 +69,11 @@ class NonReproducibleSeed(Rule):
                 yield self._report(ctx, site, "reseeds from OS entropy")
             elif name in T.SEED_REQUIRED and absent_or_none(site.node, *T.SEED_REQUIRED[name]):
                 yield self._report(ctx, site, "has no seed, so it seeds from OS entropy or the clock")
-            elif name == _RUNNER and self._runner_seed_missing(site.node):
+            elif name in _RUNNERS and self._runner_seed_missing(site.node):
                 yield Report(
                     site.node,
-                    "Runner(randomness=...) has no seed, so mmengine picks a random one every run"
-                    " — set randomness=dict(seed=SEED)",
+                    "%s() sets no randomness seed, so mmengine picks a random one every run"
+                    " — pass randomness=dict(seed=SEED)" % ctx.spelling(site),
                 )
             else:
                 seed = self._seed_argument(ctx, site, name)
@@ -124,8 +126,11 @@ class NonReproducibleSeed(Rule):
 
     @staticmethod
     def _runner_seed_missing(call: cst.Call) -> bool:
+        """No ``randomness`` (its default is ``dict(seed=None)``), or one without a seed."""
         randomness = find_arg(call, "randomness")
-        if randomness in (MISSING, UNKNOWN):
+        if randomness is MISSING:
+            return True
+        if randomness is UNKNOWN:
             return False
         if isinstance(randomness, cst.Call) and dotted_name(randomness.func) == "dict":
             if any(a.star for a in randomness.args):
