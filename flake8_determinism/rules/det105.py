@@ -69,7 +69,7 @@ class NonReproducibleSeed(Rule):
                 yield self._report(ctx, site, "reseeds from OS entropy")
             elif name in T.SEED_REQUIRED and absent_or_none(site.node, *T.SEED_REQUIRED[name]):
                 yield self._report(ctx, site, "has no seed, so it seeds from OS entropy or the clock")
-            elif name in _RUNNERS and self._runner_seed_missing(site.node):
+            elif name in _RUNNERS and self._runner_seed_missing(ctx, site):
                 yield Report(
                     site.node,
                     "%s() sets no randomness seed, so mmengine picks a random one every run"
@@ -125,11 +125,13 @@ class NonReproducibleSeed(Rule):
         return None
 
     @staticmethod
-    def _runner_seed_missing(call: cst.Call) -> bool:
-        """No ``randomness`` (its default is ``dict(seed=None)``), or one without a seed."""
+    def _runner_seed_missing(ctx: FileContext, site: CallSite) -> bool:
+        """A ``randomness`` without a seed; or none at all (its default is ``dict(seed=None)``)
+        in entry code -- a test or a library function building a Runner leaves it to its caller."""
+        call = site.node
         randomness = find_arg(call, "randomness")
         if randomness is MISSING:
-            return True
+            return ctx.facts.in_entry_code(site)
         if randomness is UNKNOWN:
             return False
         if isinstance(randomness, cst.Call) and dotted_name(randomness.func) == "dict":
