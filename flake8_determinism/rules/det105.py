@@ -55,7 +55,7 @@ class NonReproducibleSeed(Rule):
         # An mmengine Runner or a user-named seed function; a *seed* call without a
         # seed (``torch.seed()``, ``set_random_seed(None)``); or a seed call or RNG
         # constructor in a file that names an entropy source.
-        if "Runner" in text or settings.seed_functions:
+        if "Runner" in text.text or settings.seed_functions:
             return True
         seeding = text.search(_SEED_CALL_OR_ALIAS)
         if seeding and text.search(_SEED_CALL_WITHOUT_SEED):
