@@ -295,19 +295,18 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
 
 
 def _sorts_name(call: cst.Call, name: str) -> bool:
-    """``name.sort(...)`` or ``sorted(name ...)``."""
-    return _sorted_name(call) == name
+    """``name.sort(...)``, ``sorted(name ...)``, ``sorted(set(name))``."""
+    return name in _sorted_names(call)
 
 
-def _sorted_name(call: cst.Call) -> Optional[str]:
-    """The variable a call sorts: ``name.sort(...)`` or ``sorted(name ...)``."""
+def _sorted_names(call: cst.Call) -> Set[str]:
+    """The variables a call sorts: ``name.sort(...)``, or the names in ``sorted()``'s first argument."""
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "sort" and isinstance(func.value, cst.Name):
-        return func.value.value
+        return {func.value.value}
     if isinstance(func, cst.Name) and func.value == "sorted" and call.args:
-        first = call.args[0].value
-        return first.value if isinstance(first, cst.Name) else None
-    return None
+        return _names_in(call.args[0].value)
+    return set()
 
 
 # ---------------------------------------------------------------- loops
@@ -441,14 +440,23 @@ class _LoopBody:
         return False
 
     def _under_comparison(self, target) -> bool:
+        """Assigned under ``if score > best:`` (or ``best is None or score > best``): a max or min."""
         node = self.body.parents.get(id(target))
         while node is not None and node is not self.loop:
-            if isinstance(node, cst.If) and isinstance(node.test, cst.Comparison):
-                operators = (cst.GreaterThan, cst.LessThan, cst.GreaterThanEqual, cst.LessThanEqual)
-                if all(isinstance(c.operator, operators) for c in node.test.comparisons):
-                    return True
+            if isinstance(node, cst.If) and _orders(node.test):
+                return True
             node = self.body.parents.get(id(node))
         return False
+
+
+_ORDERING = (cst.GreaterThan, cst.LessThan, cst.GreaterThanEqual, cst.LessThanEqual)
+
+
+def _orders(test) -> bool:
+    """The test compares with ``<``/``>`` (possibly inside ``and``/``or``)."""
+    if isinstance(test, cst.BooleanOperation):
+        return _orders(test.left) or _orders(test.right)
+    return isinstance(test, cst.Comparison) and any(isinstance(c.operator, _ORDERING) for c in test.comparisons)
 
 
 def _names_in(expr) -> Set[str]:
