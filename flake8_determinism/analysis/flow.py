@@ -16,6 +16,7 @@ into -- takes the order.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Dict, Iterator, Optional, Set, Tuple
 
 from .._lazy import cst
@@ -124,7 +125,7 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
                 return False
             current = parent
             continue
-        if isinstance(parent, _CARRIERS):
+        if isinstance(parent, _carriers()):
             current = parent  # ``files or []``, ``[*files]``, ``f"{files}"``: the value carries the order on
             continue
         if isinstance(parent, cst.Expr):
@@ -147,11 +148,14 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
         return True
 
 
-# Expressions whose value holds their operand's order as it is.
-_CARRIERS = (
-    cst.BooleanOperation, cst.Element, cst.StarredElement, cst.List, cst.Tuple, cst.FormattedStringExpression,
-    cst.FormattedString,
-)
+@lru_cache(maxsize=None)
+def _carriers() -> tuple:
+    """Expressions whose value holds their operand's order as it is (built on first use:
+    this module is imported before libcst is)."""
+    return (
+        cst.BooleanOperation, cst.Element, cst.StarredElement, cst.List, cst.Tuple, cst.FormattedStringExpression,
+        cst.FormattedString,
+    )
 # How many calls deep a returned listing is followed into the callers.
 _RETURN_DEPTH = 3
 
@@ -449,14 +453,12 @@ class _LoopBody:
         return False
 
 
-_ORDERING = (cst.GreaterThan, cst.LessThan, cst.GreaterThanEqual, cst.LessThanEqual)
-
-
 def _orders(test) -> bool:
     """The test compares with ``<``/``>`` (possibly inside ``and``/``or``)."""
     if isinstance(test, cst.BooleanOperation):
         return _orders(test.left) or _orders(test.right)
-    return isinstance(test, cst.Comparison) and any(isinstance(c.operator, _ORDERING) for c in test.comparisons)
+    ordering = (cst.GreaterThan, cst.LessThan, cst.GreaterThanEqual, cst.LessThanEqual)
+    return isinstance(test, cst.Comparison) and any(isinstance(c.operator, ordering) for c in test.comparisons)
 
 
 def _names_in(expr) -> Set[str]:
