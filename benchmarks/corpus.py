@@ -244,7 +244,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--compare", type=Path, metavar="OLD.txt", help="show reports that appeared/disappeared")
     parser.add_argument("--tally", type=Path, metavar="SHEET.md", help="count the verdicts of a filled sheet")
     parser.add_argument(
-        "--no-precheck", action="store_true", help="parse every file (with --compare: proves the pre-check hides nothing)"
+        "--no-precheck", action="store_true",
+        help="parse every file (with --compare: proves the pre-check hides nothing)",
     )
     args = parser.parse_args(argv)
     if args.tally:

@@ -27,4 +27,5 @@ def test_precheck_never_hides_a_report(source, expected, variant):
     text = source.read_text(encoding="utf-8")
     settings = settings_for(variant)
     name = fixture_name(source)
-    assert check_source(text, settings, filename=name) == check_source(text, settings, use_precheck=False, filename=name)
+    with_precheck = check_source(text, settings, filename=name)
+    assert with_precheck == check_source(text, settings, use_precheck=False, filename=name)

@@ -47,14 +47,23 @@ def test_det202_says_what_is_true(seed_before, seed_after, guard, expected):
 @pytest.mark.parametrize(
     "script, switch",
     [
-        ("import torch\nimport lightning as L\ntrainer = L.Trainer()\ntrainer.fit(None)\n", "Trainer(deterministic=True)"),
+        (
+            "import torch\nimport lightning as L\ntrainer = L.Trainer()\ntrainer.fit(None)\n",
+            "Trainer(deterministic=True)",
+        ),
         (
             "from transformers import Trainer, TrainingArguments\n"
             "Trainer(model=None, args=TrainingArguments('out')).train()\nx.backward()\n",
             "full_determinism=True",
         ),
-        ("import torch\nfrom accelerate.utils import set_seed\nset_seed(0)\nloss.backward()\n", "set_seed(SEED, deterministic=True)"),
-        ("import torch\nfrom mmengine.runner import Runner\nRunner.from_cfg(cfg).train()\n", "randomness=dict(seed=SEED, deterministic=True)"),
+        (
+            "import torch\nfrom accelerate.utils import set_seed\nset_seed(0)\nloss.backward()\n",
+            "set_seed(SEED, deterministic=True)",
+        ),
+        (
+            "import torch\nfrom mmengine.runner import Runner\nRunner.from_cfg(cfg).train()\n",
+            "randomness=dict(seed=SEED, deterministic=True)",
+        ),
         ("import torch\nloss = torch.ones(1)\nloss.backward()\n", "torch.use_deterministic_algorithms(True)"),
     ],
     ids=["lightning", "transformers", "accelerate", "mmengine", "torch"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, FrozenSet, Iterable, Iterator, NamedTuple, Optional, Tuple
 
 from .._lazy import cst
-from ..analysis.flow import only_feeds
+from ..analysis.body import only_feeds
 from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst

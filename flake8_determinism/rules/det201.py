@@ -42,7 +42,8 @@ class DataLoaderWorkersWithoutInitFn(Rule):
     )
     valid = (
         "from torch.utils.data import DataLoader\nloader = DataLoader([1, 2])\n",
-        "from torch.utils.data import DataLoader\ndef make(ds, **kw):\n    return DataLoader(ds, num_workers=2, **kw)\n",
+        "from torch.utils.data import DataLoader\n"
+        "def make(ds, **kw):\n    return DataLoader(ds, num_workers=2, **kw)\n",
         "import random\nfrom torch.utils.data import DataLoader, Dataset\n\nclass D(Dataset):\n"
         "    def __getitem__(self, i):\n        return random.random()\n\nloader = DataLoader(D(), num_workers=4)\n",
     )

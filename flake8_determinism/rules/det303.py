@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..analysis.flow import scope_body
+from ..analysis.body import scope_body
 from ..analysis.nodes import code_children
 from ..analysis.scopes import lookup
 from ..tables.determinism import (

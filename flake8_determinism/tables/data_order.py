@@ -70,7 +70,8 @@ SET_METHODS = frozenset({"add", "update", "union", "intersection", "difference",
                          "discard"})
 # File operations a loop may do to each entry on its own (their order changes nothing),
 # and importing each module of a folder (the plugin registries of fairseq & co.).
-FILE_OPERATIONS = frozenset({"importlib.import_module", "import_module", "__import__", "os.remove", "os.unlink", "os.rmdir", "os.makedirs", "os.mkdir", "os.symlink",
+FILE_OPERATIONS = frozenset({"importlib.import_module", "import_module", "__import__",
+                             "os.remove", "os.unlink", "os.rmdir", "os.makedirs", "os.mkdir", "os.symlink",
                              "os.chmod", "os.rename", "os.replace", "shutil.move", "shutil.copy", "shutil.copy2",
                              "shutil.copyfile", "shutil.copytree", "shutil.rmtree", "unlink", "rmdir", "mkdir",
                              "chmod", "touch", "symlink_to"})
