@@ -111,22 +111,13 @@ class ModuleFacts:
         if not isinstance(func, cst.Name) or not self.index.classes:
             return False
         binding = lookup(site.scope, func.value, site.order)
-        return binding is not None and binding.kind == "class" and self._derives_from_trainer(binding.node, 0)
-
-    def _derives_from_trainer(self, klass, depth: int) -> bool:
-        for node, body_scope, order in self.index.classes:
-            if node is not klass:
-                continue
-            for base in node.bases:
-                qualname = self.resolver.resolve(base.value, body_scope.parent, order)
-                if qualname is not None and T.seeds_when_built(qualname):
-                    return True
-                if isinstance(base.value, cst.Name) and depth < 8:
-                    binding = lookup(body_scope.parent, base.value.value, order)
-                    if binding is not None and binding.kind == "class":
-                        if self._derives_from_trainer(binding.node, depth + 1):
-                            return True
-        return False
+        if binding is None or binding.kind != "class":
+            return False
+        return any(
+            T.seeds_when_built(self.resolver.resolve(base.value, scope, order) or "")
+            for node, scope, order in self.index.local_ancestry(binding.node)
+            for base in node.bases
+        )
 
     def _named_as_seed_function(self, qualname: str) -> bool:
         """``--determinism-seed-functions`` entries match the qualified name or its tail."""

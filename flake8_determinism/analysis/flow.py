@@ -209,18 +209,26 @@ def _set_method_call(call: cst.Call, site: CallSite) -> bool:
 
 
 def is_set_variable(name: cst.Name, scope, order: int) -> bool:
+    return set_held_by(name, scope, order) is not None
+
+
+def set_held_by(name: cst.Name, scope, order: int):
+    """The set a variable of this scope was assigned: a display, a set comprehension, or a
+    call of the builtin ``set``/``frozenset``; else None."""
     binding = lookup(scope, name.value, order)
     if binding is None or binding.kind != "assign" or binding.scope is not scope:
-        return False
+        return None
     value = binding.value
     if isinstance(value, (cst.Set, cst.SetComp)):
-        return True
-    return (
+        return value
+    if (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Name)
         and value.func.value in ("set", "frozenset")
         and lookup(binding.scope, value.func.value, binding.order) is None
-    )
+    ):
+        return value
+    return None
 
 
 def _keyed_by_element(comprehension, comp_for: cst.CompFor) -> bool:

@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..tables.entry import is_declarative_call
 from .nodes import code_children, dotted_name
-from .scopes import Binding, FunctionInfo, Scope
+from .scopes import Binding, FunctionInfo, Scope, lookup
 
 class CallSite:
     """A call expression and where it runs."""
@@ -71,6 +71,29 @@ class ModuleIndex:
         self.parents: Dict[int, cst.CSTNode] = {}
         self.set_displays: List[CallSite] = []  # ``{a, b}`` and set comprehensions, as pseudo-sites
         self.loops: List[Tuple[cst.CSTNode, Scope, Optional[FunctionInfo], int]] = []  # For / CompFor
+        self._class_places: Optional[Dict[int, tuple]] = None  # local_ancestry's map, built on first use
+
+    def local_ancestry(self, klass) -> List[Tuple[cst.ClassDef, Scope, int]]:
+        """``klass`` and the classes defined here that it derives from by name, transitively:
+        (class node, the scope its bases are read in, order)."""
+        if self._class_places is None:
+            self._class_places = {id(node): (node, body.parent, order) for node, body, order in self.classes}
+        where = self._class_places
+        found: List[Tuple[cst.ClassDef, Scope, int]] = []
+        todo, seen = [klass], set()
+        while todo:
+            node = todo.pop()
+            if id(node) in seen or id(node) not in where:
+                continue
+            seen.add(id(node))
+            found.append(where[id(node)])
+            _, scope, order = where[id(node)]
+            for base in node.bases:
+                if isinstance(base.value, cst.Name):
+                    binding = lookup(scope, base.value.value, order)
+                    if binding is not None and binding.kind == "class":
+                        todo.append(binding.node)
+        return found
 
     def name_is_used(self, name: str) -> bool:
         """Is ``name`` read anywhere in the module (called, passed on, stored)?"""

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Set
 
 from .._lazy import cst
 from .nodes import dotted_name
-from .scopes import FunctionInfo, Scope
+from .scopes import FunctionInfo, Scope, lookup
 
 # Decorators that register a function to be called by a CLI framework (``@cli.command()``).
 REGISTERING_DECORATORS = frozenset({"command", "group", "callback"})
@@ -84,28 +84,19 @@ def _framework_classes(index) -> Set[int]:
     """Classes deriving (here or through local classes) from something not defined here:
     ``nn.Module``, ``Dataset``, ``LightningModule``...  The framework calls their methods
     (``forward``, ``__getitem__``, hooks); a plain class's methods run when called by name."""
-    local = {id(node): (node, body.parent, order) for node, body, order in index.classes}
-    external: Dict[int, bool] = {}
+    return {id(node) for node, _, _ in index.classes if _derives_from_outside(index, node)}
 
-    def derives(node_id: int, depth: int) -> bool:
-        if node_id in external:
-            return external[node_id]
-        node, scope, order = local[node_id]
-        external[node_id] = False  # cycles
-        found = False
+
+def _derives_from_outside(index, klass) -> bool:
+    for node, scope, order in index.local_ancestry(klass):
         for base in node.bases:
             name = dotted_name(base.value)
             if name in ("object", ""):
                 continue
-            binding = _definition(scope, name) if "." not in name else None
-            if binding is not None and binding.kind == "class" and id(binding.node) in local and depth < 8:
-                found = found or derives(id(binding.node), depth + 1)
-            else:
-                found = True
-        external[node_id] = found
-        return found
-
-    return {node_id for node_id in local if derives(node_id, 0)}
+            binding = lookup(scope, name, order) if isinstance(base.value, cst.Name) else None
+            if binding is None or binding.kind != "class":
+                return True
+    return False
 
 
 def _called_method_names(index) -> Dict[Optional[int], Set[str]]:

@@ -107,7 +107,7 @@ def lookup(scope: Scope, name: str, order: int) -> Optional[Binding]:
     return None
 
 
-def _enclosing_class(scope: Scope) -> Optional[Scope]:
+def enclosing_class(scope: Scope) -> Optional[Scope]:
     """The class whose method body ``scope`` is (directly, or through comprehensions)."""
     while scope is not None and scope.kind == "comprehension":
         scope = scope.parent
@@ -206,7 +206,7 @@ class Resolver:
 
     def _self_attribute(self, scope: Scope, attribute: str, depth: int) -> Optional[str]:
         """``self.root`` in a method: what every ``self.root = ...`` of its class resolves to."""
-        klass = _enclosing_class(scope)
+        klass = enclosing_class(scope)
         if klass is None:
             return None
         if self._self_attributes is None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
 from ..analysis.nodes import dotted_name
-from ..analysis.scopes import lookup
+from ..analysis.scopes import enclosing_class, lookup
 from ..tables import data_order as D
 from ..tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
 from ..tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
@@ -205,8 +205,8 @@ def _randomness_of(ctx: FileContext, dataset, scope, order, depth: int) -> Tuple
     if depth > 4:
         return None, ""
     if isinstance(dataset, cst.Name) and dataset.value == "self":
-        klass = _class_of(scope)  # ``DataLoader(self, ...)`` in a Dataset's own method
-        return _class_randomness(ctx, klass) if klass is not None else (None, "")
+        klass = enclosing_class(scope)  # ``DataLoader(self, ...)`` in a Dataset's own method
+        return _class_randomness(ctx, klass.node) if klass is not None else (None, "")
     if isinstance(dataset, cst.Name):
         binding = lookup(scope, dataset.value, order)
         if binding is None or binding.kind != "assign" or binding.value is None:
@@ -229,17 +229,8 @@ def _randomness_of(ctx: FileContext, dataset, scope, order, depth: int) -> Tuple
     return None, ""
 
 
-def _class_of(scope):
-    """The class whose method ``scope`` belongs to."""
-    while scope is not None and scope.kind != "function":
-        scope = scope.parent
-    if scope is None or scope.parent is None or scope.parent.kind != "class":
-        return None
-    return scope.parent.node
-
-
 def _class_randomness(ctx: FileContext, klass) -> Tuple[int, str]:
-    classes = _with_local_bases(ctx, klass)
+    classes = {id(node) for node, _, _ in ctx.index.local_ancestry(klass)}
     worst, what = NOTHING, ""
     old_torch = ctx.settings.torch_version < D.TORCH_RESEEDS_NUMPY_IN_WORKERS
     for assignment in ctx.index.assignments:
@@ -306,24 +297,6 @@ def _transform_randomness(ctx: FileContext, expr, scope, order, depth: int) -> i
             return UNSEEN
         return max([_transform_randomness(ctx, e.value, scope, order, depth + 1) for e in steps.elements] or [NOTHING])
     return NOTHING if name.startswith(D.TORCHVISION_TRANSFORMS) else UNSEEN
-
-
-def _with_local_bases(ctx: FileContext, klass) -> set:
-    """``id`` of ``klass`` and of the classes defined here that it derives from."""
-    where = {id(node): (body_scope.parent, order) for node, body_scope, order in ctx.index.classes}
-    found, todo = set(), [klass]
-    while todo:
-        node = todo.pop()
-        if id(node) in found or id(node) not in where:
-            continue
-        found.add(id(node))
-        scope, order = where[id(node)]
-        for base in node.bases:
-            if isinstance(base.value, cst.Name):
-                binding = lookup(scope, base.value.value, order)
-                if binding is not None and binding.kind == "class":
-                    todo.append(binding.node)
-    return found
 
 
 def _method_of(fn, classes) -> bool:

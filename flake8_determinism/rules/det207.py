@@ -4,8 +4,7 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
-from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, order_used
-from ..analysis.scopes import lookup
+from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, order_used, set_held_by
 from ..tables.data_order import ORDER_TAKING
 from .base import Report, Rule
 
@@ -125,8 +124,10 @@ class OrderFromSet(Rule):
             carries = name in _ORDER_CARRYING or _joins(call)
             if not (name in ORDER_TAKING or carries):
                 continue
-            held = _set_held_by(call.args[0].value, site)
-            if held is None or hash_stable(held, site) or (carries and not order_used(ctx, call, site)):
+            held = set_held_by(call.args[0].value, site.scope, site.order)
+            if not isinstance(held, cst.Call) or hash_stable(held, site):
+                continue  # a variable holding set(...)/frozenset(...) of unknown elements
+            if carries and not order_used(ctx, call, site):
                 continue
             yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE))
 
@@ -137,22 +138,6 @@ _ORDER_CARRYING = frozenset({"list", "tuple", "iter"})
 
 def _joins(call) -> bool:
     return isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
-
-
-def _set_held_by(name, site: CallSite):
-    """The ``set(...)``/``frozenset(...)`` call a variable of this scope was assigned, if any."""
-    binding = lookup(site.scope, name.value, site.order)
-    if binding is None or binding.kind != "assign" or binding.scope is not site.scope:
-        return None
-    value = binding.value
-    if (
-        isinstance(value, cst.Call)
-        and isinstance(value.func, cst.Name)
-        and value.func.value in _SETS
-        and lookup(binding.scope, value.func.value, binding.order) is None
-    ):
-        return value
-    return None
 
 
 def hash_stable(node, site: CallSite) -> bool:
