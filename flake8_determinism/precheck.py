@@ -115,12 +115,12 @@ def _import_time_words(tree: ast.Module) -> FrozenSet[str]:
             if isinstance(func, ast.Name):
                 words.add(func.id)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            words.update(part for alias in node.names for part in (alias.asname or alias.name).split("."))
-            words.update(alias.name.split(".")[-1] for alias in node.names)
+            for alias in node.names:
+                words.update(alias.name.split("."))
+                if alias.asname:
+                    words.add(alias.asname)
             if isinstance(node, ast.ImportFrom) and node.module:
                 words.update(node.module.split("."))
-            if not isinstance(node, ast.ImportFrom):
-                words.update(part for alias in node.names for part in alias.name.split("."))
         stack.extend(ast.iter_child_nodes(node))
     return frozenset(words)
 

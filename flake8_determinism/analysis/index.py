@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from ..tables.entry import is_declarative_call
-from .nodes import code_children, dotted_name
+from .nodes import callee_name, code_children, dotted_name
 from .scopes import Binding, FunctionInfo, Scope, lookup
 
 class CallSite:
@@ -31,12 +31,7 @@ class CallSite:
 
     @property
     def method_name(self) -> str:
-        func = self.node.func
-        if isinstance(func, cst.Attribute):
-            return func.attr.value
-        if isinstance(func, cst.Name):
-            return func.value
-        return ""
+        return callee_name(self.node)
 
 
 class Assignment:

@@ -43,6 +43,16 @@ def code_children(node: cst.CSTNode) -> List[cst.CSTNode]:
     return out
 
 
+def callee_name(call) -> str:
+    """The called name: ``f`` for ``f(...)``, ``m`` for ``obj.m(...)``, else ''."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    if isinstance(func, cst.Name):
+        return func.value
+    return ""
+
+
 def dotted_name(node: Optional[cst.CSTNode]) -> str:
     """``a.b.c`` for a Name/Attribute chain, else ''."""
     parts = []

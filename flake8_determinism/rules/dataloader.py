@@ -247,20 +247,22 @@ def _class_randomness(ctx: FileContext, klass) -> Tuple[int, str]:
             old_torch and name in NUMPY_LEGACY
         ):
             return COPIED, "draws from the %s RNG" % root
-        if name in PYTHON_RANDOM or name in NUMPY_LEGACY or name in TORCH_GLOBAL or name in RANDOM_TRANSFORMS:
-            worst = max(worst, RESEEDED)
-        elif name in DROPOUT or (not name and site.method_name in TENSOR_METHODS):
+        if name in _RESEEDED_DRAWS or name in RANDOM_TRANSFORMS or name in DROPOUT or (
+            not name and site.method_name in TENSOR_METHODS
+        ):
             worst = max(worst, RESEEDED)
         elif not name and _calls_handed_in_transform(site):
             worst, what = max(worst, UNSEEN), what or "calls a transform handed in"
     return worst, what
 
 
+# Draws from the RNGs every DataLoader worker reseeds (random, NumPy's global RNG, torch).
+_RESEEDED_DRAWS = PYTHON_RANDOM | NUMPY_LEGACY | TORCH_GLOBAL
+
+
 def _calls_handed_in_transform(site: CallSite) -> bool:
     """``self.transform(x)``, ``transform(x)``: randomness we cannot see."""
-    func = site.node.func
-    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-    return any(word in name.lower() for word in D.TRANSFORM_WORDS)
+    return any(word in site.method_name.lower() for word in D.TRANSFORM_WORDS)
 
 
 def _torchvision_randomness(ctx: FileContext, dataset: cst.Call, scope, order) -> int:

@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, Optional, Set, Tuple
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
-from ..analysis.nodes import calls_in
+from ..analysis.nodes import callee_name, calls_in
 from ..analysis.scopes import lookup
 from ..tables.seeding import FRAMEWORKS
 from .base import Report, Rule
@@ -141,15 +141,10 @@ def _none_default(value) -> bool:
     """``= None`` or ``= field(default=None, ...)`` (a field without a default is required)."""
     if is_none(value):
         return True
-    if isinstance(value, cst.Call) and site_name(value) == "field":
+    if isinstance(value, cst.Call) and callee_name(value) == "field":
         default = find_arg(value, "default")
         return default not in (MISSING, UNKNOWN) and is_none(default)
     return False
-
-
-def site_name(call) -> str:
-    func = call.func
-    return func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
 
 
 def _guarded(test) -> Optional[Tuple[object, bool]]:
