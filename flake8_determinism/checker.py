@@ -2,7 +2,7 @@
 
 import ast
 import gc
-from typing import Iterable, List, NamedTuple, Optional
+from typing import Iterable, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 
@@ -58,20 +58,27 @@ def parse(source: str, ast_checked: bool = False) -> cst.Module:
 def check_module(
     module: cst.Module, settings: Settings, rules: Iterable = ALL_RULES, filename: str = ""
 ) -> List[Finding]:
+    return [finding for finding, _ in analyse(module, settings, rules, filename)[1]]
+
+
+def analyse(
+    module: cst.Module, settings: Settings, rules: Iterable = ALL_RULES, filename: str = ""
+) -> Tuple[FileContext, List[Tuple[Finding, object]]]:
+    """The file's context and its findings in order, each with its fix (None: not fixed)."""
     ctx = FileContext(module, settings, KNOWN_NAMES, filename)
     reports = [(rule.code, report) for rule in rules for report in rule.check(ctx)]
     if not reports:
-        return []
+        return ctx, []
     positions = start_positions(module, [r.node for _, r in reports if r.node is not None])
-    findings = set()
+    findings = {}
     for code, report in reports:
         line, column = report.line, 0
         if report.node is not None:
             line, column = positions.get(id(report.node), (report.line, 0))
         if report.column is not None:
             column = report.column
-        findings.add(Finding(line, column, code, "%s %s" % (code, report.message)))
-    return sorted(findings)
+        findings.setdefault(Finding(line, column, code, "%s %s" % (code, report.message)), report.fix)
+    return ctx, sorted(findings.items(), key=lambda pair: pair[0])
 
 
 def select_rules(

@@ -152,6 +152,10 @@ class ModuleFacts:
                 changed = changed or len(mine) != before
         self._seeds_of_function = {k: frozenset(v) for k, v in result.items()}
 
+    def function_seeds(self, fn: FunctionInfo) -> FrozenSet[str]:
+        """Frameworks (and switches) a function defined here seeds when it runs."""
+        return self._seeds_of_function.get(id(fn.node), _EMPTY)
+
     def call_seeds(self, site: CallSite) -> FrozenSet[str]:
         """Frameworks seeded by running this call."""
         callee = self.local_callee.get(id(site.node))

@@ -6,9 +6,11 @@ from typing import TYPE_CHECKING, ClassVar, FrozenSet, Iterable, Iterator, Named
 
 from .._lazy import cst
 from ..analysis.body import only_feeds
+from ..fix import edits
 from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..fix.edits import Fix
     from ..precheck import ModuleShape, SourceText
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
@@ -19,6 +21,7 @@ class Report(NamedTuple):
     message: str  # without the code
     line: int = 1
     column: Optional[int] = None  # overrides the node's column when set
+    fix: Optional[Fix] = None  # what ``determinism-fix`` does about it (``fix/edits.py``); None: not fixed
 
 
 class Rule:
@@ -86,7 +89,7 @@ class GlobalDrawRule(Rule):
                 continue
             if not ctx.settings.strict and only_feeds(ctx, site, TRACING_CALLS, TRACING_METHODS):
                 continue  # a dummy input for export or tracing: its values never reach the result
-            yield Report(site.node, self.message(ctx, site))
+            yield Report(site.node, self.message(ctx, site), fix=seeding_fix(ctx))
 
     @staticmethod
     def in_scope(ctx: FileContext, site: CallSite) -> bool:
@@ -99,9 +102,15 @@ class GlobalDrawRule(Rule):
         )
 
 
-def module_report(ctx: FileContext, message: str) -> Report:
+def seeding_fix(ctx: FileContext) -> Optional[Fix]:
+    """The canonical seeding block, in an entry module only: in a library module the seed is
+    the caller's job (RULES.md)."""
+    return edits.module_fix("seed every RNG at start-up", edits.SEEDING) if ctx.facts.is_entry else None
+
+
+def module_report(ctx: FileContext, message: str, fix: Optional[Fix] = None) -> Report:
     """A finding about the whole module: at its ``__main__`` guard, else at line 1."""
     guards = ctx.index.main_guards
     if guards:
-        return Report(guards[0].test, message, column=0)
-    return Report(None, message, line=1, column=0)
+        return Report(guards[0].test, message, column=0, fix=fix)
+    return Report(None, message, line=1, column=0, fix=fix)

@@ -17,6 +17,7 @@ from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
 from ..analysis.nodes import dotted_name
 from ..analysis.scopes import enclosing_class, lookup
+from ..fix import edits
 from ..tables import data_order as D
 from ..tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
 from ..tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
@@ -44,6 +45,21 @@ def dataloaders(ctx: FileContext) -> Iterator[CallSite]:
             klass = ctx.called_class(site)
             if klass is not None and id(klass) in subclasses:
                 yield site
+
+
+GENERATOR_TEMPLATE = "{torch}.Generator().manual_seed({SEED})"
+
+
+def argument_fix(ctx: FileContext, site: CallSite, call: cst.Call, keyword: str, template: str, what: str,
+                 needs=()):
+    """Set ``keyword`` on a ``torch.utils.data.DataLoader(...)`` call: not on a subclass (its
+    ``__init__`` may not take it), nor when a ``**dict`` may carry it (even as ``None``)."""
+    if ctx.qualname(site) != D.DATALOADER:
+        return None
+    explicit = find_arg(site.node, keyword)
+    if explicit is UNKNOWN or (explicit is MISSING and find_arg(call, keyword) is not MISSING):
+        return None
+    return edits.set_argument(site.node, keyword, None, template, what, needs)
 
 
 def flag(call, where) -> Optional[bool]:

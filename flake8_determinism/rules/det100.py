@@ -6,7 +6,7 @@ from ..analysis.args import MISSING, absent_or_none, find_arg, is_none
 from ..tables.seeding import (
     MODEL_INIT_KEYWORD, NEW_HEAD_SUFFIXES, NEW_WEIGHTS_CALLS, NEW_WEIGHTS_METHODS, PEFT_CONFIG_KEYWORD, TORCH,
 )
-from .base import Report, Rule, module_report
+from .base import Report, Rule, module_report, seeding_fix
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -53,6 +53,7 @@ class UnseededTrainingScript(Rule):
                 ctx,
                 "training script seeds no RNG: weight init, dropout and data order differ every run"
                 " — seed random, NumPy and your framework at start-up (e.g. seed_everything(SEED))",
+                seeding_fix(ctx),
             )
             return
         trainer = self._first_seeding_trainer(ctx)
@@ -62,6 +63,7 @@ class UnseededTrainingScript(Rule):
                 "training script is seeded only when %s() is built, after the model: new weights (a head,"
                 " a PEFT adapter) are initialised from an unseeded RNG and differ every run"
                 " — call transformers.set_seed(SEED) before building the model" % ctx.spelling(trainer),
+                seeding_fix(ctx),
             )
 
     @staticmethod

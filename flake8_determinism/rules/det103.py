@@ -1,9 +1,12 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Optional
+
+from .._lazy import cst
 
 from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none
 from ..tables.rng_objects import ALWAYS_UNSEEDED, UNSEEDED_CONSTRUCTORS
+from ..fix import edits
 from .base import Report, Rule, last_parts
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -54,4 +57,19 @@ class UnseededRngObject(Rule):
                 "%s() creates an RNG without a seed, so it draws fresh OS entropy every run"
                 " (global seeding does not reach it) — pass a seed, e.g. %s(SEED)"
                 % (ctx.spelling(site), ctx.spelling(site)),
+                fix=_fix(ctx, site),
             )
+
+
+def _fix(ctx: FileContext, site) -> Optional[edits.Fix]:
+    """Pass the module's seed (entry modules: in a library module the seed is the caller's)."""
+    if not ctx.facts.is_entry:
+        return None
+    if site.qualname in UNSEEDED_CONSTRUCTORS:
+        keyword, position = UNSEEDED_CONSTRUCTORS[site.qualname]
+        return edits.set_argument(site.node, keyword, position, "{SEED}", "pass the seed")
+    func = site.node.func
+    if isinstance(func, cst.Attribute) and not site.node.args:  # tf's from_non_deterministic_state()
+        receiver = cst.Module([]).code_for_node(func.value)
+        return edits.replace(site.node, receiver + ".from_seed({SEED})", "build the generator from the seed")
+    return None

@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
 from ..tables.sklearn import NOT_NONE, POSITIVE, SKLEARN_RANDOM_STATE
+from ..fix import edits
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -52,6 +53,8 @@ class SklearnWithoutRandomState(Rule):
                 site.node,
                 "%s() without random_state uses NumPy's global RNG, so its result changes between runs"
                 " — pass random_state=SEED" % ctx.spelling(site),
+                fix=edits.set_argument(site.node, "random_state", None, "{SEED}", "pass random_state=SEED")
+                if ctx.facts.is_entry else None,
             )
 
 

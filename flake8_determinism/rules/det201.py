@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Iterator
 from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import WORKER_INIT_FN
 from . import dataloader
+from ..fix import edits
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -65,6 +66,7 @@ class DataLoaderWorkersWithoutInitFn(Rule):
                     "DataLoader uses worker processes but sets no worker_init_fn, and its dataset %s: every"
                     " worker gets an identical copy of that RNG state, so workers repeat each other's random"
                     " draws — pass worker_init_fn=seed_worker that reseeds it per worker" % what,
+                    fix=_fix(ctx, site, call),
                 )
             elif strict and draws in (None, dataloader.UNSEEN):
                 yield Report(
@@ -72,4 +74,10 @@ class DataLoaderWorkersWithoutInitFn(Rule):
                     "DataLoader uses worker processes but sets no worker_init_fn (strict mode: the dataset is not"
                     " visible here); RNG objects it holds and other libraries' RNGs are copied unchanged into every"
                     " worker — pass worker_init_fn=seed_worker",
+                    fix=_fix(ctx, site, call),
                 )
+
+
+def _fix(ctx: FileContext, site, call):
+    return dataloader.argument_fix(ctx, site, call, WORKER_INIT_FN[0], "seed_worker",
+                                   "pass worker_init_fn=seed_worker", (edits.SEED_WORKER,))

@@ -62,7 +62,9 @@ class DataLoaderWithoutGenerator(Rule):
                 draws, _ = dataloader.dataset_randomness(ctx, call, site)
                 if draws == dataloader.NOTHING:
                     continue  # the workers draw nothing: their seeds change nothing
-            yield Report(site.node, self.message(ctx, site, shuffles is True))
+            fix = dataloader.argument_fix(ctx, site, call, GENERATOR[0], dataloader.GENERATOR_TEMPLATE,
+                                          "pass a seeded generator")
+            yield Report(site.node, self.message(ctx, site, shuffles is True), fix=fix)
 
     @staticmethod
     def message(ctx: FileContext, site, shuffles: bool) -> str:

@@ -4,7 +4,10 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import RANDOM_SAMPLERS
+from ..fix import edits
 from .base import Report, Rule, last_parts
+
+GENERATOR = "{torch}.Generator().manual_seed({SEED})"
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -42,4 +45,6 @@ class SamplerWithoutGenerator(Rule):
                 "%s() without generator= draws from the global torch RNG, so the split/order changes whenever"
                 " earlier code consumes different randomness — pass generator=torch.Generator().manual_seed(SEED)"
                 % ctx.spelling(site),
+                fix=edits.set_argument(site.node, "generator", None, GENERATOR, "pass a seeded generator")
+                if ctx.facts.is_entry else None,
             )

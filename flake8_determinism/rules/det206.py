@@ -2,10 +2,14 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..analysis.flow import order_used
-from ..tables.data_order import BUILD_ROOTS, BUILD_SCRIPT_NAMES, LISTINGS, PATH_LISTING_METHODS
+from .._lazy import cst
+from ..fix import edits
+from ..tables.data_order import (
+    BUILD_ROOTS, BUILD_SCRIPT_NAMES, ITERATING_BUILTINS, LIST_LISTINGS, LISTINGS, PATH_LISTING_METHODS,
+)
 from .base import Report, Rule, last_parts
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -61,4 +65,34 @@ class UnsortedListing(Rule):
                     site.node,
                     "%s() returns entries in arbitrary file-system order, which differs between machines and runs"
                     " — wrap it in sorted(...)" % ctx.spelling(site),
+                    fix=_fix(ctx, site, name),
                 )
+
+
+def _fix(ctx: FileContext, site, name: str) -> Optional[edits.Fix]:
+    """``sorted(...)`` around the listing; ``os.scandir`` by name; ``os.walk`` by sorting
+    ``dirs`` and ``files`` in its loop.  An iterator used other than by iterating it
+    (``next(...)``, ``.close()``) gets the fix as unsafe."""
+    if "sorted" in ctx.index.module_scope.bindings:
+        return None  # ``sorted`` is not the builtin here
+    parent = ctx.index.parents.get(id(site.node))
+    if name == "os.walk":
+        loop = parent if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is site.node else None
+        if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Tuple) or len(loop.target.elements) != 3:
+            return None
+        names = [e.value.value for e in loop.target.elements[1:] if isinstance(e.value, cst.Name)]
+        return edits.sort_in_loop(loop, names, "sort dirs and files in the loop") if len(names) == 2 else None
+    if isinstance(parent, cst.WithItem):
+        return None  # ``with os.scandir(p) as it``: a context manager, not a list
+    safe = name in LIST_LISTINGS or _only_iterated(ctx, site, parent)
+    key = "lambda entry: entry.name" if name == "os.scandir" else None
+    return edits.wrap(site.node, "sorted", "wrap in sorted(...)", key=key, safe=safe)
+
+
+def _only_iterated(ctx: FileContext, site, parent) -> bool:
+    if isinstance(parent, (cst.For, cst.CompFor)):
+        return parent.iter is site.node
+    if isinstance(parent, cst.Arg):
+        call = ctx.index.parents.get(id(parent))
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in ITERATING_BUILTINS
+    return False

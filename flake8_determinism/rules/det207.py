@@ -1,11 +1,12 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from .._lazy import cst
 from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, order_used, set_held_by
 from ..tables.data_order import ORDER_TAKING
+from ..fix import edits
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -92,7 +93,7 @@ class OrderFromSet(Rule):
         sets = [site for site in ctx.index.calls if builtin_name(site.node, site) in _SETS]
         for site in sets + ctx.index.set_displays:
             if not hash_stable(site.node, site) and self._order_taken(ctx, site.node, site):
-                yield Report(site.node, "%s %s" % (_describe(site.node), _MESSAGE))
+                yield Report(site.node, "%s %s" % (_describe(site.node), _MESSAGE), fix=_sorted_fix(ctx, site.node))
         yield from self._set_variables(ctx)
 
     def _order_taken(self, ctx: FileContext, node, site: CallSite) -> bool:
@@ -129,11 +130,29 @@ class OrderFromSet(Rule):
                 continue  # a variable holding set(...)/frozenset(...) of unknown elements
             if carries and not order_used(ctx, call, site):
                 continue
-            yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE))
+            yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE),
+                         fix=_sorted_fix(ctx, call.args[0].value, held))
 
 
 # Calls that hand the set's order on unchanged: where it goes decides.
 _ORDER_CARRYING = frozenset({"list", "tuple", "iter"})
+
+
+def _sorted_fix(ctx: FileContext, node, held=None) -> Optional[edits.Fix]:
+    """``sorted(...)`` around the set: safe when its elements are known strings; otherwise
+    unsafe (``sorted`` raises on elements that do not compare, such as ``None`` among strings)."""
+    if "sorted" in ctx.index.module_scope.bindings:
+        return None
+    return edits.wrap(node, "sorted", "wrap in sorted(...)", safe=_string_elements(held or node))
+
+
+def _string_elements(node) -> bool:
+    if isinstance(node, cst.Call) and len(node.args) == 1:
+        node = node.args[0].value
+    if isinstance(node, (cst.Set, cst.List, cst.Tuple)):
+        return bool(node.elements) and all(isinstance(e.value, (cst.SimpleString, cst.ConcatenatedString))
+                                           for e in node.elements)
+    return False
 
 
 def _joins(call) -> bool:

@@ -6,6 +6,7 @@ from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..analysis.switches import ON, dict_entry, flag_state, is_config_dict
 from ..tables.determinism import BENCHMARK_ON, CUDNN_BENCHMARK, MMENGINE_ENV_CFG, MMENGINE_RUNNERS
+from ..fix import edits
 from .base import Report, Rule
 from .cudnn import flag_assignments
 
@@ -55,11 +56,15 @@ class CudnnBenchmark(Rule):
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for assignment in flag_assignments(ctx, CUDNN_BENCHMARK, True):
-            yield Report(assignment.target, "cudnn.benchmark = True: %s — set it to False" % _WHY)
+            yield Report(assignment.target, "cudnn.benchmark = True: %s — set it to False" % _WHY,
+                         fix=edits.replace(assignment.value, "False", "set it to False"))
         for site in ctx.calls_to(BENCHMARK_ON):
             keyword, position = BENCHMARK_ON[site.qualname]
             if flag_state(site.node, keyword, position) == ON:
-                yield Report(site.node, "%s(benchmark=True): %s — pass benchmark=False" % (ctx.spelling(site), _WHY))
+                value = find_arg(site.node, keyword, position)
+                fix = edits.replace(value, "False", "pass benchmark=False") if literal(value) == (True, True) else None
+                yield Report(site.node, "%s(benchmark=True): %s — pass benchmark=False" % (ctx.spelling(site), _WHY),
+                             fix=fix)
         yield from self._mmengine(ctx)
 
     def _mmengine(self, ctx: FileContext) -> Iterator[Report]:
@@ -76,4 +81,4 @@ class CudnnBenchmark(Rule):
             value = dict_entry(config, key)
             if value not in (MISSING, UNKNOWN) and literal(value) == (True, True):
                 yield Report(value, "%s=dict(%s=True): mmengine turns cudnn.benchmark on; %s — set %s=False"
-                             % (variable, key, _WHY, key))
+                             % (variable, key, _WHY, key), fix=edits.replace(value, "False", "set it to False"))

@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..tables.determinism import CUDNN_DETERMINISTIC
+from ..fix import edits
 from .base import Report, Rule
 from .cudnn import flag_assignments
 
@@ -41,10 +42,12 @@ class CudnnNotDeterministic(Rule):
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for assignment in flag_assignments(ctx, CUDNN_DETERMINISTIC, False):
-            yield Report(assignment.target, "cudnn.deterministic = False: " + _MESSAGE)
+            yield Report(assignment.target, "cudnn.deterministic = False: " + _MESSAGE,
+                         fix=edits.replace(assignment.value, "True", "set it to True"))
         for site in ctx.calls_by_name.get("torch.backends.cudnn.flags", ()):
             if _explicit_false(site.node):
-                yield Report(site.node, "%s(deterministic=False): %s" % (ctx.spelling(site), _MESSAGE))
+                fix = edits.replace(find_arg(site.node, "deterministic", 3), "True", "pass deterministic=True")
+                yield Report(site.node, "%s(deterministic=False): %s" % (ctx.spelling(site), _MESSAGE), fix=fix)
 
 
 def _explicit_false(call) -> bool:

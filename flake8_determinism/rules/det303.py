@@ -3,14 +3,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
-from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
 from ..analysis.body import scope_body
-from ..analysis.nodes import code_children
+from ..analysis.nodes import callee_name, code_children
 from ..analysis.scopes import lookup
 from ..tables.determinism import (
-    FRAMEWORK_SWITCHES, NOT_CUDA_ROOTS, RESTORING_METHODS, TORCH_DETERMINISM, TORCH_TRAINING_ROOTS,
+    FRAMEWORK_SWITCHES, LIGHTNING_TRAINERS, MMENGINE_RANDOMNESS, MMENGINE_RUNNERS, NOT_CUDA_ROOTS, RESTORING_METHODS,
+    TORCH_DETERMINISM, TORCH_TRAINING_ROOTS, is_training_arguments,
 )
+from ..fix import edits
 from .base import Report, Rule, module_report
+from .det304 import calls_raising_op
 from .det100 import trains_maybe
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -80,7 +83,7 @@ class DeterministicAlgorithmsOff(Rule):
             if mode not in (MISSING, UNKNOWN) and literal(mode) == (True, False) and not _restores(ctx, site):
                 turned_off = True
                 yield Report(site.node, "%s(False) turns deterministic algorithms off: %s — pass True"
-                             % (ctx.spelling(site), _WHY))
+                             % (ctx.spelling(site), _WHY), fix=_turn_on(ctx, site, mode))
         if turned_off or not ctx.index.imported_roots & TORCH_TRAINING_ROOTS:
             return
         if ctx.index.imported_roots & NOT_CUDA_ROOTS:
@@ -89,8 +92,52 @@ class DeterministicAlgorithmsOff(Rule):
         if facts.is_training_entry and not any(facts.turns_on(s) for s in TORCH_DETERMINISM):
             yield module_report(
                 ctx, "training script turns on no deterministic mode: even with a fixed seed, %s — %s at start-up"
-                % (_WHY, _framework_switch(ctx)),
+                % (_WHY, _framework_switch(ctx)), _framework_fix(ctx),
             )
+
+
+def _turn_on(ctx: FileContext, site: CallSite, mode) -> edits.Fix:
+    """``(False)`` -> ``(True)``, with ``warn_only=True`` when the module calls an op that would
+    raise under it, so the fix never makes a visible op raise."""
+    fixes = [edits.replace(mode, "True", "pass True")]
+    if calls_raising_op(ctx) and find_arg(site.node, "warn_only") is MISSING:
+        fixes.append(edits.set_argument(site.node, "warn_only", None, "True", "warn only"))
+    return edits.combine("pass True", fixes)
+
+
+# The framework's own switch, set on every call that builds its trainer (RULES.md's
+# framework-native fixes): (is this the call, keyword, value).
+_NATIVE_SWITCHES = (
+    (lambda name: name == "accelerate.utils.set_seed", "deterministic", "True"),
+    (is_training_arguments, "full_determinism", "True"),
+    (lambda name: name in LIGHTNING_TRAINERS, "deterministic", "True"),
+    (lambda name: name in MMENGINE_RUNNERS, MMENGINE_RANDOMNESS, "dict(seed={SEED}, deterministic=True)"),
+)
+
+
+def _framework_fix(ctx: FileContext) -> edits.Fix:
+    """The switch of the framework the script trains with, else deterministic kernels at start-up."""
+    for matches, keyword, value in _NATIVE_SWITCHES:
+        sites = [s for s in ctx.index.calls if matches(ctx.qualname(s) or "")]
+        fixes = [_native_switch(site, keyword, value) for site in sites]
+        if sites and all(fixes):
+            return edits.combine("set %s=%s" % (keyword, value.replace("{SEED}", "SEED")), fixes)
+    return edits.module_fix("turn deterministic algorithms on at start-up", edits.TORCH_DETERMINISM)
+
+
+def _native_switch(site: CallSite, keyword: str, value: str):
+    """Set ``keyword``; a ``randomness=dict(...)`` already there is completed."""
+    current = find_arg(site.node, keyword)
+    if current is UNKNOWN:
+        return None
+    if current is MISSING or literal(current) == (True, False) or is_none(current):
+        return edits.set_argument(site.node, keyword, None, value, "set %s" % keyword)
+    if keyword == MMENGINE_RANDOMNESS and isinstance(current, cst.Call) and callee_name(current) == "dict":
+        missing = [edits.set_argument(current, key, None, text, "set " + key)
+                   for key, text in (("seed", "{SEED}"), ("deterministic", "True"))
+                   if find_arg(current, key) is MISSING or is_none(find_arg(current, key))]
+        return edits.combine("complete randomness", missing) if missing else None
+    return None
 
 
 def _restores(ctx: FileContext, site: CallSite) -> bool:

@@ -123,6 +123,17 @@ class NondeterministicCudaOp(Rule):
         return [(op, True) for op in ops]
 
 
+def calls_raising_op(ctx: FileContext) -> bool:
+    """Does the module call an op that raises under ``use_deterministic_algorithms(True)``
+    (its condition holding or unknown)?  The fix then turns it on with ``warn_only=True``."""
+    by_name, methods, _, _ = _table(ctx.settings.torch_version)
+    for site in ctx.index.calls:
+        for op, is_method in NondeterministicCudaOp._ops(ctx, site, by_name, methods):
+            if op.group == T.THROWS and _condition(op.arg, site.node, is_method) != NO:
+                return True
+    return False
+
+
 def _is_tensor_receiver(ctx: FileContext, site: CallSite, func) -> bool:
     """The receiver is (possibly) a tensor.  Names other libraries use too need
     a receiver that resolves into torch or a torch-only keyword."""

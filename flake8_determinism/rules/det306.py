@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
 from ..tables.determinism import TF_GRADIENT_TAPE, TF_OP_DETERMINISM, TF_TRAINING_METHODS, TF_TRAINING_ROOTS
+from ..fix import edits
 from .base import Report, Rule, module_report
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -56,6 +57,7 @@ class TensorFlowOpDeterminismOff(Rule):
             "TensorFlow training script without op determinism: GPU kernels and parallel tf.data may vary run to"
             " run even with every seed set — call tf.config.experimental.enable_op_determinism()"
             " (or set TF_DETERMINISTIC_OPS=1)",
+            edits.module_fix("turn op determinism on at start-up", edits.TF_DETERMINISM),
         )
 
 

@@ -53,6 +53,11 @@ TORCH_RESEEDS_NUMPY_IN_WORKERS = (1, 9)
 LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob",
                       "tensorflow.io.gfile.glob", "tensorflow.io.gfile.listdir"})
 PATH_LISTING_METHODS = frozenset({"glob", "rglob", "iterdir"})
+# Listings that return a list (the rest return iterators: ``sorted`` is safe where they are only iterated).
+LIST_LISTINGS = frozenset({"os.listdir", "glob.glob", "tensorflow.io.gfile.glob", "tensorflow.io.gfile.listdir"})
+# Builtins that only iterate their argument: a sorted list serves them as well as an iterator.
+ITERATING_BUILTINS = frozenset({"list", "tuple", "sorted", "set", "frozenset", "enumerate", "zip", "map", "filter",
+                                "len", "dict", "any", "all", "min", "max", "sum"})
 # Build scripts list sources and package data: build order, not a result.
 BUILD_SCRIPT_NAMES = frozenset({"setup.py"})
 BUILD_ROOTS = frozenset({"setuptools", "distutils"})

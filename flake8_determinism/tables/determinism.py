@@ -97,6 +97,7 @@ NOT_TRAINING_CONFIGS = frozenset({"ModelConfig", "LoraConfig", "PeftConfig", "Bi
 # or a config-file variable) enables deterministic algorithms and cuDNN determinism.
 MMENGINE_RANDOMNESS = "randomness"
 MMENGINE_RUNNERS = frozenset({"mmengine.runner.Runner"})
+LIGHTNING_TRAINERS = frozenset({"lightning.Trainer", "lightning.pytorch.Trainer"})  # Trainer(deterministic=True)
 
 # -- cuDNN flags (DET301/DET302) --------------------------------------------------
 CUDNN_BENCHMARK = "torch.backends.cudnn.benchmark"

@@ -1,0 +1,250 @@
+"""The module-level part of a fix: the canonical seeding block, ``SEED``, ``seed_worker``,
+and a seeding helper the module already has (called, or completed).
+
+Where: after the docstring, ``__future__`` imports and the import block, before
+the first statement that does anything else (RULES.md).  What: exactly the
+frameworks the module imports, each seeded once -- a line is left out when an
+earlier one already seeds that framework (``tf.keras.utils.set_random_seed``
+seeds ``random`` and NumPy too; the table is ``tables.seeding.SEEDERS``).
+"""
+
+from typing import FrozenSet, List, NamedTuple, Optional, Set, Tuple
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+from ..tables import seeding as T
+from ..tables.determinism import (
+    ALGORITHMS, ALGORITHMS_WARN_ONLY, CUBLAS_CHECK_REMOVED, CUBLAS_CONFIG, CUDNN_DETERMINISTIC, TF_OP_DETERMINISM,
+)
+from ..tables.entry import is_declarative_call
+from . import edits
+
+# Framework -> what its lines seed, the lines; in the order the block lists them (RULES.md).
+FRAMEWORK_LINES = (
+    (T.RANDOM, {T.RANDOM}, ("{random}.seed({SEED})",)),
+    (T.NUMPY, {T.NUMPY}, ("{numpy}.random.seed({SEED})",)),
+    (T.TORCH, {T.TORCH}, ("{torch}.manual_seed({SEED})", "{torch}.cuda.manual_seed_all({SEED})")),
+    # tf.keras's helper seeds random and NumPy too; mindspore.set_seed seeds NumPy and random.
+    (T.TF, {T.TF, T.RANDOM, T.NUMPY}, ("{tensorflow}.keras.utils.set_random_seed({SEED})",)),
+    (T.MS, {T.MS, T.RANDOM, T.NUMPY}, ("{mindspore}.set_seed({SEED})",)),
+)
+# Helpers that seed several frameworks at once, tried first (RULES.md's framework-native fixes).
+NATIVE_HELPERS = (
+    ("lightning", ("lightning.pytorch.seed_everything", "lightning.seed_everything"), "({SEED}, workers=True)"),
+    ("pytorch_lightning", ("pytorch_lightning.seed_everything",), "({SEED}, workers=True)"),
+    ("accelerate", ("accelerate.utils.set_seed",), "({SEED})"),
+)
+CUBLAS_LINE = '{os}.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")'
+COMMENT = "# Reproducibility (inserted by determinism-fix)."
+
+
+class ModuleEdits(NamedTuple):
+    insert_at: int  # index into the module body
+    lines: List[str]  # statements (templates) inserted there, in order
+    after_helper: Optional[Tuple[int, str]]  # (index of a helper's def, the call inserted after it)
+    helper_lines: Optional[Tuple[object, List[str]]]  # (helper def node, lines its body misses)
+    defines_seed_worker: bool
+    comment: str
+
+
+def insertion_point(module: cst.Module) -> Tuple[int, int]:
+    """(index after the import block, index of the first statement that is not an import,
+    a ``try:`` of imports, or configuration)."""
+    body = module.body
+    start = 1 if body and _is_docstring(body[0]) else 0
+    after_imports = start
+    index = start
+    for index in range(start, len(body)):
+        kind = _kind(body[index])
+        if kind == "import":
+            after_imports = index + 1
+        elif kind != "config":
+            return after_imports, index
+    else:
+        index = len(body)
+    return after_imports, index
+
+
+def _is_docstring(statement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))
+
+
+def _kind(statement) -> str:
+    if isinstance(statement, cst.Try):
+        lines = statement.body.body
+        if all(isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, (cst.Import, cst.ImportFrom))
+               for x in s.body) for s in lines):
+            return "import"
+        return "work"
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return "work"
+    if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body):
+        return "import"
+    return "config" if all(_is_configuration(s) for s in statement.body) else "work"
+
+
+def _is_configuration(small) -> bool:
+    """A constant, or a call that configures (``sys.path.insert``, ``warnings.filterwarnings``,
+    ``os.environ[...] = ...``): not work a seed could change."""
+    if isinstance(small, (cst.Assign, cst.AnnAssign)):
+        value = small.value
+        return value is None or not _calls(value) or _configuring_call(value)
+    if isinstance(small, cst.Expr):
+        return _configuring_call(small.value)
+    return isinstance(small, (cst.Pass, cst.Global))
+
+
+def _configuring_call(node) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    name = get_full_name_for_node(node.func) or ""
+    method = name.rsplit(".", 1)[-1]
+    return name.split(".")[0] in ("sys", "os", "warnings", "logging") or is_declarative_call(name, method)
+
+
+def _calls(node) -> bool:
+    return bool(cst.ensure_type(node, cst.BaseExpression) and _has_call(node))
+
+
+def _has_call(node) -> bool:
+    if isinstance(node, cst.Call):
+        return True
+    return any(_has_call(child) for child in node.children)
+
+
+def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> ModuleEdits:
+    """What to insert for ``needs`` (``fix.edits`` constants) in the module ``ctx`` describes."""
+    module = ctx.module
+    insert_at, first_work = insertion_point(module)
+    lines: List[str] = []
+    after_helper = helper_lines = None
+    used = used_frameworks(ctx)
+    if edits.SEEDING in needs:
+        helper = _local_helper(ctx)
+        called = helper is not None and bool(ctx.facts.callers.get(id(helper[0].node)))
+        missing = []
+        if helper is not None:
+            fn, index, seeds, param = helper
+            missing = [fw for fw, _, _ in FRAMEWORK_LINES if fw in used and fw not in seeds]
+            if missing:
+                helper_lines = (fn.node, [line.replace("{SEED}", param) for fw in missing for line in _lines(fw)])
+        if helper is not None and missing and called:
+            pass  # the script's own helper, completed, seeds everything where the script asked for it
+        elif helper is not None and not called and _only_definitions(module, first_work, helper[1]):
+            after_helper = (helper[1], "%s({SEED})" % helper[0].name)
+        else:
+            lines.extend(_seeding_lines(ctx, spelling, used))
+    if edits.TORCH_DETERMINISM in needs:
+        lines.extend(_torch_determinism(ctx, settings, throwing_op))
+    if edits.TF_DETERMINISM in needs and not ctx.facts.turns_on(TF_OP_DETERMINISM):
+        lines.append("{tensorflow}.config.experimental.enable_op_determinism()")
+    return ModuleEdits(insert_at, lines, after_helper, helper_lines, edits.SEED_WORKER in needs, COMMENT)
+
+
+def _seeding_lines(ctx, spelling, used) -> List[str]:
+    lines: List[str] = []
+    covered: Set[str] = set()
+    call = _imported_helper(ctx, spelling) or _native_helper(ctx, spelling)
+    if call is not None:
+        lines.append(call[0])
+        covered |= call[1]
+    # The TF and MindSpore lines seed random and NumPy as well: those lines are left out.
+    for fw, seeds, _ in FRAMEWORK_LINES:
+        if fw in used and fw not in covered:
+            covered |= seeds - {fw}
+    for fw, _, framework_lines in FRAMEWORK_LINES:
+        if fw in used and fw not in covered:
+            lines.extend(framework_lines)
+    return lines
+
+
+def used_frameworks(ctx) -> FrozenSet[str]:
+    roots = ctx.index.imported_roots
+    used = {fw for fw in (T.RANDOM, T.NUMPY, T.TORCH, T.TF, T.MS) if fw in roots}
+    if "keras" in roots:
+        used.add(T.TF)
+    return frozenset(used)
+
+
+def _lines(fw: str) -> Tuple[str, ...]:
+    return next(lines for name, _, lines in FRAMEWORK_LINES if name == fw)
+
+
+def _local_helper(ctx):
+    """A module-level function defined here that seeds and takes the seed as its first
+    parameter: (info, index in the module body, frameworks it seeds, parameter name)."""
+    body = ctx.module.body
+    for fn in ctx.index.functions.values():
+        if fn.parent_scope is not ctx.index.module_scope or "seed" not in fn.name.lower():
+            continue
+        seeds = ctx.facts.function_seeds(fn) & set(T.FRAMEWORKS)
+        params = fn.node.params.params
+        if not seeds or not params:
+            continue
+        index = next((i for i, s in enumerate(body) if s is fn.node), None)
+        if index is not None:
+            return fn, index, seeds, params[0].name.value
+    return None
+
+
+def _only_definitions(module, start: int, end: int) -> bool:
+    """Nothing between the import block and ``end`` runs work at import time."""
+    return all(isinstance(s, (cst.FunctionDef, cst.ClassDef)) or _kind(s) != "work" for s in module.body[start:end])
+
+
+def _imported_helper(ctx, spelling) -> Optional[Tuple[str, FrozenSet[str]]]:
+    """A seeding helper the module imports but never calls (``from utils import set_seed``)."""
+    called = set(ctx.calls_by_name)
+    for qualified, local in spelling.bound.items():
+        tail = qualified.rsplit(".", 1)[-1]
+        if qualified in called or "." not in qualified:
+            continue
+        if qualified in T.SEEDERS and not qualified[0].isupper() and "Runner" not in qualified:
+            seeds = T.SEEDERS[qualified]
+        elif "seed" in tail.lower() and tail not in T.NOT_SEEDING_NAMES and not tail.startswith("get_"):
+            if qualified.split(".")[0] in ("torch", "numpy", "random", "tensorflow", "mindspore"):
+                continue  # a framework's own seeding function: the framework lines spell it
+            seeds = T.ALL_FRAMEWORKS
+        else:
+            continue
+        arguments = ", workers=True" if tail == "seed_everything" else ""
+        return "%s({SEED}%s)" % (local, arguments), seeds
+    return None
+
+
+def _native_helper(ctx, spelling) -> Optional[Tuple[str, FrozenSet[str]]]:
+    for root, candidates, arguments in NATIVE_HELPERS:
+        if root not in ctx.index.imported_roots:
+            continue
+        chosen = next((c for c in candidates if any(c.startswith(b + ".") or c == b for b in spelling.bound)),
+                      candidates[-1])
+        return spelling.name(chosen) + arguments, T.SEEDERS.get(chosen, T.SEEDERS["lightning.seed_everything"])
+    if any(ctx.facts.builds_seeding_trainer(site) for site in ctx.index.calls):
+        return spelling.name("transformers.set_seed") + "({SEED})", T.SEEDERS["transformers.set_seed"]
+    return None
+
+
+def _torch_determinism(ctx, settings, throwing_op: bool) -> List[str]:
+    facts = ctx.facts
+    lines = []
+    if not facts.turns_on(CUDNN_DETERMINISTIC):
+        lines += ["{torch}.backends.cudnn.benchmark = False", "{torch}.backends.cudnn.deterministic = True"]
+    if not (facts.turns_on(ALGORITHMS) or facts.turns_on(ALGORITHMS_WARN_ONLY)):
+        if settings.torch_version < CUBLAS_CHECK_REMOVED and not facts.turns_on(CUBLAS_CONFIG):
+            lines.append(CUBLAS_LINE)
+        lines.append("{torch}.use_deterministic_algorithms(True%s)" % (", warn_only=True" if throwing_op else ""))
+    return lines
+
+
+SEED_WORKER = '''def seed_worker(worker_id):
+    """DataLoader worker_init_fn: reseed the RNGs a worker copied from its parent (PyTorch's recipe)."""
+    worker_seed = {torch}.initial_seed() % 2**32
+%s    {random}.seed(worker_seed)
+'''
+SEED_WORKER_NUMPY = "    {numpy}.random.seed(worker_seed)\n"
+
+
+def seed_worker_source(ctx) -> str:
+    return SEED_WORKER % (SEED_WORKER_NUMPY if T.NUMPY in ctx.index.imported_roots else "")

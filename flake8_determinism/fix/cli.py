@@ -1,0 +1,237 @@
+"""``determinism-fix PATH...``: fix what flake8-determinism reports (RULES.md, "determinism-fix").
+
+Configuration comes from flake8's own machinery: ``parse_args`` reads
+``setup.cfg``/``tox.ini``/``.flake8`` (``exclude``, ``extend-exclude``,
+``extend-ignore``, ``per-file-ignores`` and our ``determinism-*`` options), its
+``StyleGuideManager`` decides per file which codes are selected, and its
+``Violation.is_inline_ignored`` decides ``# noqa``; so a finding flake8 would
+not show is never fixed.
+"""
+
+import argparse
+import difflib
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from typing import List, NamedTuple, Optional, Sequence
+
+from ..settings import Settings, parse_version
+from .files import SourceError, decode, read_source, write_atomically
+
+EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+PROGRESS_AFTER = 20  # files: below this a progress bar is noise
+
+
+class FileReport(NamedTuple):
+    path: str
+    changed: bool = False
+    found: int = 0
+    fixed: int = 0
+    left: Sequence[str] = ()  # flake8-style lines of what is still reported
+    unsafe: Sequence[str] = ()  # lines of findings whose fix is unsafe and was not applied
+    diff: str = ""
+    output: Optional[str] = None  # the fixed source, for ``-`` (stdin)
+    error: str = ""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="determinism-fix",
+        description="Fix the nondeterminism flake8-determinism reports: seed, sort, switch on determinism.",
+        epilog="Exit status: in place 0 when nothing is left to report, 1 when problems remain; with --check or"
+        " --diff 0 when nothing would change, 1 when something would; 2 on an error.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories ('-' reads stdin)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print a unified diff, change nothing")
+    mode.add_argument("--check", action="store_true", help="change nothing; exit 1 if anything would change")
+    parser.add_argument("--select", default="", metavar="CODES", help="only these code prefixes (DET2,DET301)")
+    parser.add_argument("--ignore", default="", metavar="CODES", help="not these code prefixes")
+    parser.add_argument("--seed", type=int, default=0, help="the seed the fixes use (default: 0)")
+    parser.add_argument("--strict", action="store_true", default=None, help="lint in strict mode")
+    parser.add_argument("--determinism-torch-version", default=None, metavar="X.Y", help="target torch version")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that could change behaviour")
+    parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="files fixed in parallel")
+    parser.add_argument("--config", default=None, help="flake8 configuration file to read")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
+    return parser
+
+
+class Job(NamedTuple):
+    """Everything a worker needs for one file (picklable)."""
+
+    path: str
+    display: str
+    settings: Settings
+    seed: int
+    unsafe: bool
+    mode: str  # "write" | "diff" | "check" | "stdin"
+    codes: frozenset  # DET codes selected for this file
+    noqa: dict  # flake8 options that ``# noqa`` handling reads
+    stdin: Optional[bytes] = None
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.paths:
+        parser.print_usage(sys.stderr)
+        print("determinism-fix: error: give at least one PATH ('-' for stdin)", file=sys.stderr)
+        return EXIT_ERROR
+    if args.determinism_torch_version and parse_version(args.determinism_torch_version) is None:
+        print("determinism-fix: error: --determinism-torch-version expects MAJOR.MINOR such as 2.8, got %r"
+              % args.determinism_torch_version, file=sys.stderr)
+        return EXIT_ERROR
+    if args.jobs < 1:
+        print("determinism-fix: error: -j expects a positive number", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        from .config import Flake8Config
+
+        config = Flake8Config(args.config)
+    except Exception as error:  # noqa: BLE001 - flake8 rejects a bad configuration in its own words
+        print("determinism-fix: error: cannot read the flake8 configuration: %s" % error, file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        settings = config.settings(args.strict, args.determinism_torch_version)
+    except ValueError as error:
+        print("determinism-fix: error: %s" % error, file=sys.stderr)
+        return EXIT_ERROR
+    mode = "diff" if args.diff else "check" if args.check else "write"
+    jobs = [
+        Job(path, display, settings, args.seed, args.unsafe_fixes, "stdin" if path == "-" else mode,
+            config.codes_for(display, args.select, args.ignore), config.noqa_options(),
+            sys.stdin.buffer.read() if path == "-" else None)
+        for path, display in config.files(args.paths)
+    ]
+    reports = _run(jobs, args.jobs)
+    return _summarise(reports, mode, args.quiet)
+
+
+def _run(jobs: List[Job], workers: int) -> List[FileReport]:
+    show = sys.stderr.isatty() and len(jobs) > PROGRESS_AFTER
+    reports: List[FileReport] = []
+    if workers > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for report in pool.map(fix_file, jobs, chunksize=4):
+                reports.append(report)
+                _progress(show, len(reports), len(jobs))
+    else:
+        for job in jobs:
+            reports.append(fix_file(job))
+            _progress(show, len(reports), len(jobs))
+    if show:
+        sys.stderr.write("\r\033[K")
+    return reports
+
+
+def _progress(show: bool, done: int, total: int) -> None:
+    if show:
+        width = 30
+        filled = width * done // total
+        sys.stderr.write("\r[%s%s] %d/%d files" % ("#" * filled, "." * (width - filled), done, total))
+        sys.stderr.flush()
+
+
+def fix_file(job: Job) -> FileReport:
+    """Fix one file; every failure becomes one line in the report, never a traceback."""
+    from ..checker import ParseFailure
+    from .config import silenced
+    from .transform import fix_source
+
+    try:
+        source = decode(job.display, job.stdin) if job.stdin is not None else read_source(job.path)
+        lines = source.text.splitlines(True)
+        ignored = silenced(job.display, lines, job.noqa)
+        if ignored is None:  # ``# flake8: noqa``
+            return FileReport(job.display, output=source.text)
+
+        def wanted(finding) -> bool:
+            return finding.code in job.codes and not ignored(finding)
+
+        try:
+            result = fix_source(source.text, job.settings, job.seed, job.unsafe, wanted, job.display)
+        except ParseFailure as error:
+            raise SourceError("cannot parse: %s" % error) from None
+        except RecursionError:
+            raise SourceError("too deeply nested to parse") from None
+        if source.text.strip() and not result.found and _unparsable(source.text):
+            raise SourceError("cannot parse: %s" % _unparsable(source.text))
+        changed = result.source != source.text
+        report = FileReport(
+            job.display, changed, len(result.found), max(0, len(result.found) - len(result.left)),
+            ["%s:%s" % (job.display, p.finding) for p in result.left],
+            ["%s:%s (unsafe fix not applied: %s)" % (job.display, p.finding, p.fix.what) for p in result.unsafe],
+            output=result.source,
+        )
+        if changed and job.mode == "diff":
+            report = report._replace(diff="".join(difflib.unified_diff(
+                source.text.splitlines(True), result.source.splitlines(True), job.display, job.display)))
+        if changed and job.mode == "write":
+            write_atomically(source, result.source)
+        return report
+    except SourceError as error:
+        return FileReport(job.display, error=str(error))
+    except OSError as error:
+        return FileReport(job.display, error=error.strerror or str(error))
+    except Exception as error:  # noqa: BLE001 - a bug of ours must not take the other files down
+        return FileReport(job.display, error="internal error, file left as it is (%s: %s)"
+                          % (type(error).__name__, error))
+
+
+def _unparsable(text: str) -> str:
+    import ast
+
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return "%s (line %s)" % (error.msg, error.lineno)
+    except (ValueError, RecursionError, MemoryError) as error:
+        return type(error).__name__
+    return ""
+
+
+def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
+    out = sys.stdout
+    errors = [r for r in reports if r.error]
+    for report in reports:
+        if report.path == "-" and report.output is not None:
+            out.write(report.output)
+            continue
+        if report.diff:
+            out.write(report.diff)
+        if mode == "check" and report.changed and not quiet:
+            print("would fix %s" % report.path, file=out)
+        if not quiet and mode == "write":
+            for line in report.left:
+                print(line, file=out)
+        if not quiet and mode == "diff":
+            for line in report.unsafe:
+                print("# " + line, file=out)
+    for report in errors:
+        print("determinism-fix: %s: %s" % (report.path, report.error), file=sys.stderr)
+    found = sum(r.found for r in reports)
+    fixed = sum(r.fixed for r in reports)
+    left = found - fixed
+    files = sum(1 for r in reports if r.found)
+    unsafe = sum(len(r.unsafe) for r in reports)
+    changed = sum(1 for r in reports if r.changed)
+    summary_to = sys.stderr if any(r.path == "-" for r in reports) else out
+    if mode == "write":
+        summary = "Found %d problem%s (%d fixed, %d left for you) in %d file%s" % (
+            found, "" if found == 1 else "s", fixed, left, files, "" if files == 1 else "s")
+    else:
+        summary = "%d file%s would be changed; %d problem%s found, %d fixable" % (
+            changed, "" if changed == 1 else "s", found, "" if found == 1 else "s", fixed)
+    if unsafe:
+        summary += " (%d more fixable with --unsafe-fixes)" % unsafe
+    print(summary + ".", file=summary_to)
+    if errors:
+        return EXIT_ERROR
+    if mode == "write":
+        return EXIT_FOUND if left else EXIT_CLEAN
+    return EXIT_FOUND if changed else EXIT_CLEAN
+
+
+def run() -> None:
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""flake8's configuration and ``# noqa``, through flake8's own machinery."""
+
+import argparse
+import os
+from typing import Callable, Iterator, Optional, Sequence, Tuple
+
+from ..rules import ALL_RULES
+from ..settings import Settings
+
+CODES = tuple(rule.code for rule in ALL_RULES)
+_PLAIN = (str, int, float, bool, list, tuple, type(None))
+
+
+class Flake8Config:
+    def __init__(self, config_file: Optional[str] = None) -> None:
+        from flake8.options.parse_args import parse_args
+        from flake8.style_guide import StyleGuideManager
+
+        _, self.options = parse_args(["--config", config_file] if config_file else [])
+        self.guides = StyleGuideManager(self.options, formatter=None)
+
+    def settings(self, strict: Optional[bool], torch_version: Optional[str]) -> Settings:
+        """Our options from the configuration, the command line winning."""
+        options = self.options
+        return Settings.from_values(
+            strict=options.determinism_strict if strict is None else strict,
+            torch_version=torch_version or options.determinism_torch_version,
+            seed_functions=options.determinism_seed_functions,
+        )
+
+    def files(self, paths: Sequence[str]) -> Iterator[Tuple[str, str]]:
+        """(path to open, name to show): flake8's discovery with ``exclude`` and ``extend-exclude``."""
+        from flake8.discover_files import expand_paths
+
+        options = self.options
+        for path in expand_paths(paths=list(paths), stdin_display_name="-", filename_patterns=options.filename,
+                                 exclude=[*options.exclude, *options.extend_exclude]):
+            yield path, path
+
+    def codes_for(self, filename: str, select: str, ignore: str) -> frozenset:
+        """The codes flake8 would show for this file (``extend-ignore``, ``per-file-ignores``), then
+        the command line's ``--select``/``--ignore`` prefixes."""
+        from flake8.style_guide import Decision
+
+        guide = self.guides.style_guide_for(filename)
+        chosen = [code for code in CODES if guide.should_report_error(code) is Decision.Selected]
+        selected = _prefixes(select)
+        ignored = _prefixes(ignore)
+        return frozenset(
+            code for code in chosen
+            if (not selected or code.startswith(selected)) and not (ignored and code.startswith(ignored))
+        )
+
+    def noqa_options(self) -> dict:
+        """The plain options (picklable, for ``-j``) that ``FileProcessor`` reads to map a line to
+        its logical line for ``# noqa``."""
+        return {name: value for name, value in vars(self.options).items() if isinstance(value, _PLAIN)}
+
+
+def _prefixes(text: str) -> tuple:
+    return tuple(p.strip().upper() for p in text.split(",") if p.strip())
+
+
+def silenced(filename: str, lines: Sequence[str], noqa: dict) -> Optional[Callable]:
+    """``finding -> bool`` (silenced by ``# noqa``, as flake8 decides it), or None when the file
+    says ``# flake8: noqa``."""
+    from flake8.processor import FileProcessor
+    from flake8.violation import Violation
+
+    processor = FileProcessor(filename, argparse.Namespace(**noqa), lines=list(lines))
+    if not noqa["disable_noqa"] and processor.should_ignore_file():
+        return None
+
+    def ignored(finding) -> bool:
+        physical = processor.noqa_line_for(finding.line) or ""
+        violation = Violation(finding.code, filename, finding.line, finding.column + 1, finding.message, physical)
+        return violation.is_inline_ignored(noqa["disable_noqa"])
+
+    return ignored
+
+
+def display_name(path: str) -> str:
+    return os.path.normpath(path)

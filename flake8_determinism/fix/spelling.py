@@ -1,0 +1,143 @@
+"""How the file being fixed spells what a fix names: its own import aliases first.
+
+``spell.name("numpy.random.seed")`` is ``np.random.seed`` under ``import numpy as
+np``, ``seed`` under ``from numpy.random import seed``; a module not imported
+yet is requested from libcst's ``AddImportsVisitor`` (as ``np``/``tf`` when those
+names are free), which adds the import without duplicating one.
+"""
+
+from typing import Dict, List, Optional, Set
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.helpers import get_full_name_for_node
+
+CONVENTIONAL_ALIASES = {"numpy": "np", "tensorflow": "tf"}
+_PLACEHOLDER_ROOTS = ("torch", "numpy", "random", "os", "tensorflow", "mindspore", "keras")
+
+
+class Spelling:
+    def __init__(self, module: cst.Module, context: CodemodContext, seed_name: str, entry: bool,
+                 imports_before: int) -> None:
+        self.context = context
+        self.seed_name = seed_name
+        self.entry = entry
+        self.bound, self.late = top_level_imports(module, imports_before)
+        self.taken: Set[str] = top_level_names(module)
+        self.seed_used = False
+        self.imports_needed: List[str] = []  # modules imported only after the block: import again in it
+
+    def name(self, dotted: str) -> str:
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:i])
+            local = self.bound.get(prefix)
+            if local is not None:
+                return ".".join([local] + parts[i:])
+        root = parts[0]
+        alias = CONVENTIONAL_ALIASES.get(root)
+        if alias is not None and alias in self.taken:
+            alias = None
+        if root in self.late or (alias or root) in self.late:
+            self.imports_needed.append("import %s%s" % (root, " as %s" % alias if alias else ""))
+        else:
+            AddImportsVisitor.add_needed_import(self.context, root, asname=alias)
+        self.bound[root] = alias or root
+        return ".".join([alias or root] + parts[1:])
+
+    def seed(self) -> str:
+        """The seed a fix passes: the module's ``SEED`` in an entry module; in a library
+        module the caller's (``torch.initial_seed()``), so the caller's seeding decides."""
+        if self.entry:
+            self.seed_used = True
+            return self.seed_name
+        return self.name("torch.initial_seed") + "()"
+
+    def expr(self, template: str) -> cst.BaseExpression:
+        return cst.parse_expression(self.format(template))
+
+    def format(self, template: str) -> str:
+        return template.format_map(_Lookup(self))
+
+
+class _Lookup(dict):
+    def __init__(self, spelling: Spelling) -> None:
+        super().__init__()
+        self.spelling = spelling
+
+    def __missing__(self, key: str) -> str:
+        if key == "SEED":
+            return self.spelling.seed()
+        if key in _PLACEHOLDER_ROOTS:
+            return self.spelling.name(key)
+        return key  # a name used as is (``seed_worker``)
+
+
+def top_level_imports(module: cst.Module, before: int):
+    """(qualified name -> local name for the imports among the first ``before`` statements,
+    the local names that only later imports bind)."""
+    bound: Dict[str, str] = {}
+    late: Set[str] = set()
+    for index, statement in enumerate(module.body):
+        for node in _imports_in(statement):
+            for qualified, local in _bindings(node):
+                if index < before:
+                    bound.setdefault(qualified, local)
+                else:
+                    late.add(local)
+    late -= set(bound.values())
+    return bound, late
+
+
+def _imports_in(statement):
+    if isinstance(statement, cst.SimpleStatementLine):
+        return [s for s in statement.body if isinstance(s, (cst.Import, cst.ImportFrom))]
+    if isinstance(statement, cst.Try):  # ``try: import x`` / ``except ImportError:``
+        return [s for line in statement.body.body if isinstance(line, cst.SimpleStatementLine)
+                for s in line.body if isinstance(s, (cst.Import, cst.ImportFrom))]
+    return []
+
+
+def _bindings(node):
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            full = get_full_name_for_node(alias.name)
+            if alias.asname is not None:
+                yield full, alias.asname.name.value
+            else:
+                root = full.split(".")[0]
+                yield root, root
+    elif not node.relative and node.module is not None and not isinstance(node.names, cst.ImportStar):
+        module = get_full_name_for_node(node.module)
+        for alias in node.names:
+            name = get_full_name_for_node(alias.name)
+            local = alias.asname.name.value if alias.asname is not None else name
+            yield "%s.%s" % (module, name), local
+
+
+def top_level_names(module: cst.Module) -> Set[str]:
+    names: Set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            names.add(statement.name.value)
+        for node in _imports_in(statement):
+            names.update(local for _, local in _bindings(node))
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    names.update(t.value for t in targets if isinstance(t, cst.Name))
+    return names
+
+
+def assigned_at_top(module: cst.Module, name: str) -> Optional[int]:
+    """Index of the first top-level statement assigning ``name``."""
+    for index, statement in enumerate(module.body):
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
+                    [small.target] if isinstance(small, cst.AnnAssign) else [])
+                if any(isinstance(t, cst.Name) and t.value == name for t in targets):
+                    return index
+    return None

@@ -1,0 +1,173 @@
+"""Apply the fixes of one file's findings: a libcst codemod command, repeated to a fixed point.
+
+``fix_source`` lints with the linter's own rules (one detector), keeps the
+findings the user selected and did not silence, applies the fixes of those
+(safe ones; unsafe ones too on request) in one ``DeterminismFix`` pass, and
+lints again, until nothing fixable is left or the output stops changing (as
+ruff does, with a cap).  Output that does not parse is never returned.
+"""
+
+import ast
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
+
+import libcst as cst
+from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.codemod.visitors import AddImportsVisitor
+
+from .. import checker
+from ..rules.det304 import calls_raising_op
+from . import block
+from .edits import SEED_WORKER, Fix
+from .spelling import Spelling, assigned_at_top
+
+MAX_ROUNDS = 5
+SEED_NAME = "SEED"
+SEED_NAME_TAKEN = "DETERMINISM_SEED"  # when the module binds SEED itself, later than the block
+
+
+class Problem(NamedTuple):
+    finding: checker.Finding
+    fix: Optional[Fix]
+
+
+class FileFix(NamedTuple):
+    source: str  # the fixed source (the original when nothing changed)
+    found: List[Problem]  # what was reported (selected, not silenced) before fixing
+    left: List[Problem]  # what is still reported after
+    unsafe: List[Problem]  # left, with an unsafe fix not applied
+
+
+class DeterminismFix(VisitorBasedCodemodCommand):
+    """Rewrites the nodes the fixes name, then fills the module-level needs in ``leave_Module``."""
+
+    DESCRIPTION = "Fix what flake8-determinism reports."
+
+    def __init__(self, context: CodemodContext, ctx, fixes: List[Fix], settings, seed: int) -> None:
+        super().__init__(context)
+        module = ctx.module
+        self.seed_value = seed
+        self.rewrites: Dict[int, List[Callable]] = {}
+        for fix in fixes:
+            for node, rewrite in fix.edits:
+                self.rewrites.setdefault(id(node), []).append(rewrite)
+        needs = frozenset().union(*(fix.needs for fix in fixes)) if fixes else frozenset()
+        insert_at, first_work = block.insertion_point(module)
+        self.seed_name, self.seed_defined, insert_at = _seed_name(module, insert_at, first_work)
+        self.spelling = Spelling(module, context, self.seed_name, ctx.facts.is_entry, insert_at)
+        self.plan = block.plan(ctx, needs, self.spelling, settings, calls_raising_op(ctx))._replace(
+            insert_at=insert_at)
+        self.seed_worker = block.seed_worker_source(ctx) if SEED_WORKER in needs else None
+        if self.plan.helper_lines is not None:
+            node, lines = self.plan.helper_lines
+            self.rewrites.setdefault(id(node), []).append(lambda old, spell: _append_to_body(old, lines, spell))
+        self.config = module.config_for_parsing
+
+    def transform_module(self, tree: cst.Module) -> cst.Module:
+        """As ``CodemodCommand.transform_module``, on ``tree`` itself: the fixes name its nodes,
+        and the metadata wrapper the base class builds would visit a copy."""
+        tree = tree.visit(self)
+        if AddImportsVisitor.CONTEXT_KEY in self.context.scratch:
+            tree = AddImportsVisitor(self.context).transform_module(tree)
+        return tree
+
+    def on_leave(self, original_node, updated_node):
+        updated = super().on_leave(original_node, updated_node)
+        for rewrite in self.rewrites.get(id(original_node), ()):
+            updated = rewrite(updated, self.spelling)
+        return updated
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        plan, spell = self.plan, self.spelling
+        lines = [spell.format(line) for line in plan.lines]
+        after = spell.format(plan.after_helper[1]) if plan.after_helper else None
+        worker = None
+        if self.seed_worker and "seed_worker" not in spell.taken:
+            worker = spell.format(self.seed_worker)
+        if (lines or after or spell.seed_used) and not self.seed_defined:
+            lines.insert(0, "%s = %d" % (self.seed_name, self.seed_value))
+        lines[:0] = dict.fromkeys(spell.imports_needed)
+        body = list(updated_node.body)
+        if after:
+            index = plan.after_helper[0] + 1
+            body[index:index] = self._statements([after])
+        inserted = self._statements(lines, comment=plan.comment) if lines else []
+        if worker:
+            inserted += self._statements(worker.replace("    ", updated_node.default_indent).splitlines(),
+                                         blank_lines=2)
+        body[plan.insert_at:plan.insert_at] = inserted
+        return updated_node.with_changes(body=body)
+
+    def _statements(self, lines: List[str], comment: str = "", blank_lines: int = 1):
+        newline = self.config.default_newline
+        statements = list(cst.parse_module(newline.join(lines) + newline, config=self.config).body)
+        leading = [cst.EmptyLine() for _ in range(blank_lines)]
+        if comment:
+            leading.append(cst.EmptyLine(comment=cst.Comment(comment)))
+        statements[0] = statements[0].with_changes(leading_lines=leading)
+        return statements
+
+
+def _seed_name(module: cst.Module, insert_at: int, first_work: int) -> Tuple[str, bool, int]:
+    """(name of the seed constant, whether the module defines it already, where the block goes)."""
+    index = assigned_at_top(module, SEED_NAME)
+    if index is None:
+        return SEED_NAME, False, insert_at
+    if index < first_work:
+        return SEED_NAME, True, max(insert_at, index + 1)  # the module's own SEED, before the block
+    return SEED_NAME_TAKEN, False, insert_at
+
+
+def _append_to_body(function: cst.FunctionDef, lines: List[str], spell) -> cst.FunctionDef:
+    """Add ``lines`` to a function's body, before a final ``return``."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock):
+        return function
+    new = [cst.parse_statement(spell.format(line)) for line in lines]
+    statements = list(body.body)
+    at = len(statements)
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Return):
+        at -= 1
+    statements[at:at] = new
+    return function.with_changes(body=body.with_changes(body=statements))
+
+
+def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False,
+               wanted: Callable[[checker.Finding], bool] = lambda finding: True,
+               filename: str = "", rules=checker.ALL_RULES) -> FileFix:
+    """Fix ``source``; ``wanted(finding)`` says whether a finding is selected and not silenced."""
+    ctx, found = _problems(source, settings, rules, filename, wanted)
+    current, left = source, found
+    for _ in range(MAX_ROUNDS):
+        fixes = [p.fix for p in left if p.fix is not None and (p.fix.safe or unsafe)]
+        if not fixes or ctx is None:
+            break
+        command = DeterminismFix(CodemodContext(filename=filename or None), ctx, fixes, settings, seed)
+        fixed = command.transform_module(ctx.module).code
+        if fixed == current or not _parses(fixed):
+            break
+        current = fixed
+        ctx, left = _problems(current, settings, rules, filename, wanted)
+    return FileFix(current, found, left, [p for p in left if p.fix is not None and not p.fix.safe])
+
+
+def _problems(source: str, settings, rules, filename: str, wanted) -> Tuple[object, List[Problem]]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, []
+    chosen = checker.select_rules(source, tree, settings, rules, filename)
+    if not chosen:
+        return None, []
+    module = checker.parse(source, ast_checked=True)
+    ctx, findings = checker.analyse(module, settings, chosen, filename)
+    return ctx, [Problem(f, fix) for f, fix in findings if wanted(f)]
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+        cst.parse_module(source)
+    except Exception:  # noqa: BLE001 - any failure means: do not write it
+        return False
+    return True
