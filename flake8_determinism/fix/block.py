@@ -31,7 +31,7 @@ FRAMEWORK_LINES = (
 )
 # Helpers that seed several frameworks at once, tried first (RULES.md's framework-native fixes).
 NATIVE_HELPERS = (
-    ("lightning", ("lightning.pytorch.seed_everything", "lightning.seed_everything"), "({SEED}, workers=True)"),
+    ("lightning", ("lightning.seed_everything", "lightning.pytorch.seed_everything"), "({SEED}, workers=True)"),
     ("pytorch_lightning", ("pytorch_lightning.seed_everything",), "({SEED}, workers=True)"),
     ("accelerate", ("accelerate.utils.set_seed",), "({SEED})"),
 )
@@ -218,8 +218,7 @@ def _native_helper(ctx, spelling) -> Optional[Tuple[str, FrozenSet[str]]]:
     for root, candidates, arguments in NATIVE_HELPERS:
         if root not in ctx.index.imported_roots:
             continue
-        chosen = next((c for c in candidates if any(c.startswith(b + ".") or c == b for b in spelling.bound)),
-                      candidates[-1])
+        chosen = next((c for c in candidates if c.rsplit(".", 1)[0] in spelling.bound), candidates[0])
         return spelling.name(chosen) + arguments, T.SEEDERS.get(chosen, T.SEEDERS["lightning.seed_everything"])
     if any(ctx.facts.builds_seeding_trainer(site) for site in ctx.index.calls):
         return spelling.name("transformers.set_seed") + "({SEED})", T.SEEDERS["transformers.set_seed"]
@@ -238,13 +237,30 @@ def _torch_determinism(ctx, settings, throwing_op: bool) -> List[str]:
     return lines
 
 
-SEED_WORKER = '''def seed_worker(worker_id):
-    """DataLoader worker_init_fn: reseed the RNGs a worker copied from its parent (PyTorch's recipe)."""
+SEED_WORKER = """def seed_worker(worker_id):
+    \"\"\"DataLoader worker_init_fn: reseed the RNGs a worker copied from its parent (PyTorch's recipe).\"\"\"
     worker_seed = {torch}.initial_seed() % 2**32
-%s    {random}.seed(worker_seed)
-'''
-SEED_WORKER_NUMPY = "    {numpy}.random.seed(worker_seed)\n"
+"""
+SEED_NUMPY = "    {numpy}.random.seed(worker_seed)\n"
+SEED_RANDOM = "    {random}.seed(worker_seed)\n"
+# The RNG objects a dataset holds are copied into every worker as well (DET201): reseed them too.
+RESEED_OBJECTS = """    dataset = {torch}.utils.data.get_worker_info().dataset
+    for name, value in vars(dataset).items():
+%s"""
+RESEED_NUMPY_OBJECTS = """        if isinstance(value, {numpy}.random.Generator):
+            setattr(dataset, name, {numpy}.random.default_rng(worker_seed))
+        elif isinstance(value, ({numpy}.random.RandomState, {random}.Random)):
+            value.seed(worker_seed)
+"""
+RESEED_RANDOM_OBJECTS = """        if isinstance(value, {random}.Random):
+            value.seed(worker_seed)
+"""
 
 
-def seed_worker_source(ctx) -> str:
-    return SEED_WORKER % (SEED_WORKER_NUMPY if T.NUMPY in ctx.index.imported_roots else "")
+def seed_worker_source(ctx, objects: bool) -> str:
+    """``seed_worker``; NumPy's lines only in a module that uses NumPy."""
+    numpy = T.NUMPY in ctx.index.imported_roots
+    source = SEED_WORKER + (SEED_NUMPY if numpy else "") + SEED_RANDOM
+    if objects:
+        source += RESEED_OBJECTS % (RESEED_NUMPY_OBJECTS if numpy else RESEED_RANDOM_OBJECTS)
+    return source

@@ -136,21 +136,12 @@ def _progress(show: bool, done: int, total: int) -> None:
 def fix_file(job: Job) -> FileReport:
     """Fix one file; every failure becomes one line in the report, never a traceback."""
     from ..checker import ParseFailure
-    from .config import silenced
     from .transform import fix_source
 
     try:
         source = decode(job.display, job.stdin) if job.stdin is not None else read_source(job.path)
-        lines = source.text.splitlines(True)
-        ignored = silenced(job.display, lines, job.noqa)
-        if ignored is None:  # ``# flake8: noqa``
-            return FileReport(job.display, output=source.text)
-
-        def wanted(finding) -> bool:
-            return finding.code in job.codes and not ignored(finding)
-
         try:
-            result = fix_source(source.text, job.settings, job.seed, job.unsafe, wanted, job.display)
+            result = fix_source(source.text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display)
         except ParseFailure as error:
             raise SourceError("cannot parse: %s" % error) from None
         except RecursionError:
@@ -160,8 +151,8 @@ def fix_file(job: Job) -> FileReport:
         changed = result.source != source.text
         report = FileReport(
             job.display, changed, len(result.found), max(0, len(result.found) - len(result.left)),
-            ["%s:%s" % (job.display, p.finding) for p in result.left],
-            ["%s:%s (unsafe fix not applied: %s)" % (job.display, p.finding, p.fix.what) for p in result.unsafe],
+            [_line(job.display, p.finding) for p in result.left],
+            ["%s (unsafe fix not applied: %s)" % (_line(job.display, p.finding), p.fix.what) for p in result.unsafe],
             output=result.source,
         )
         if changed and job.mode == "diff":
@@ -177,6 +168,11 @@ def fix_file(job: Job) -> FileReport:
     except Exception as error:  # noqa: BLE001 - a bug of ours must not take the other files down
         return FileReport(job.display, error="internal error, file left as it is (%s: %s)"
                           % (type(error).__name__, error))
+
+
+def _line(path: str, finding) -> str:
+    """As flake8 prints it: ``path:line:column: message`` (the message starts with the code)."""
+    return "%s:%d:%d: %s" % (path, finding.line, finding.column + 1, finding.message)
 
 
 def _unparsable(text: str) -> str:

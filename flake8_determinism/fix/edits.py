@@ -24,6 +24,7 @@ SEEDING = "seeding"  # seed every framework the module uses (DET100-DET107)
 TORCH_DETERMINISM = "torch-determinism"  # deterministic kernels (DET303)
 TF_DETERMINISM = "tf-determinism"  # TF op determinism (DET306)
 SEED_WORKER = "seed_worker"  # the worker_init_fn the DataLoader fix names (DET201)
+SEED_WORKER_OBJECTS = "seed_worker, dataset RNG objects"  # the same, also reseeding the dataset's RNG objects
 
 
 class Fix(NamedTuple):
@@ -72,6 +73,24 @@ def wrap(node, function: str, what: str, key: Optional[str] = None, safe: bool =
         return cst.Call(cst.Name(function), args=_with_commas(args))
 
     return Fix(what, ((node, rewrite),), frozenset(), safe)
+
+
+def sorted_fix(ctx, node, what: str, safe: bool = True, key: Optional[str] = None, call=None) -> Optional[Fix]:
+    """``sorted(node)``; ``list(node)`` (``call``, else the node's parent) becomes ``sorted(node)``,
+    the same list in a fixed order.  None where ``sorted`` is not the builtin."""
+    if "sorted" in ctx.index.module_scope.bindings:
+        return None
+    if call is None:
+        call = ctx.index.parents.get(id(node))
+        if isinstance(call, cst.Arg):
+            call = ctx.index.parents.get(id(call))
+    if key is None and isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "list" \
+            and len(call.args) == 1 and not call.args[0].star and call.args[0].value is node:
+        def rewrite(old, spell):
+            return old.with_changes(func=old.func.with_changes(value="sorted"))
+
+        return Fix(what, ((call, rewrite),), frozenset(), safe)
+    return wrap(node, "sorted", what, key, safe)
 
 
 def sort_in_loop(loop, names: Sequence[str], what: str) -> Fix:

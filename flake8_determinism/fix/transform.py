@@ -17,7 +17,8 @@ from libcst.codemod.visitors import AddImportsVisitor
 from .. import checker
 from ..rules.det304 import calls_raising_op
 from . import block
-from .edits import SEED_WORKER, Fix
+from .edits import SEED_WORKER, SEED_WORKER_OBJECTS, Fix
+from .config import silenced
 from .spelling import Spelling, assigned_at_top
 
 MAX_ROUNDS = 5
@@ -56,7 +57,8 @@ class DeterminismFix(VisitorBasedCodemodCommand):
         self.spelling = Spelling(module, context, self.seed_name, ctx.facts.is_entry, insert_at)
         self.plan = block.plan(ctx, needs, self.spelling, settings, calls_raising_op(ctx))._replace(
             insert_at=insert_at)
-        self.seed_worker = block.seed_worker_source(ctx) if SEED_WORKER in needs else None
+        objects = SEED_WORKER_OBJECTS in needs
+        self.seed_worker = block.seed_worker_source(ctx, objects) if objects or SEED_WORKER in needs else None
         if self.plan.helper_lines is not None:
             node, lines = self.plan.helper_lines
             self.rewrites.setdefault(id(node), []).append(lambda old, spell: _append_to_body(old, lines, spell))
@@ -78,12 +80,14 @@ class DeterminismFix(VisitorBasedCodemodCommand):
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         plan, spell = self.plan, self.spelling
+        if any("{SEED}" in line for line in plan.lines):
+            spell.seed()
         lines = [spell.format(line) for line in plan.lines]
         after = spell.format(plan.after_helper[1]) if plan.after_helper else None
         worker = None
         if self.seed_worker and "seed_worker" not in spell.taken:
             worker = spell.format(self.seed_worker)
-        if (lines or after or spell.seed_used) and not self.seed_defined:
+        if spell.seed_used and not self.seed_defined:
             lines.insert(0, "%s = %d" % (self.seed_name, self.seed_value))
         lines[:0] = dict.fromkeys(spell.imports_needed)
         body = list(updated_node.body)
@@ -132,11 +136,17 @@ def _append_to_body(function: cst.FunctionDef, lines: List[str], spell) -> cst.F
     return function.with_changes(body=body.with_changes(body=statements))
 
 
-def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False,
-               wanted: Callable[[checker.Finding], bool] = lambda finding: True,
-               filename: str = "", rules=checker.ALL_RULES) -> FileFix:
-    """Fix ``source``; ``wanted(finding)`` says whether a finding is selected and not silenced."""
-    ctx, found = _problems(source, settings, rules, filename, wanted)
+def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes: Optional[frozenset] = None,
+               noqa: Optional[dict] = None, filename: str = "", rules=checker.ALL_RULES) -> FileFix:
+    """Fix ``source``.  Only findings of ``codes`` (None: all) count; with ``noqa`` (flake8's
+    options) those silenced by ``# noqa`` do not, decided anew on each round's source."""
+    def wanted(text: str) -> Callable[[checker.Finding], bool]:
+        ignored = silenced(filename, text.splitlines(True), noqa) if noqa is not None else (lambda finding: False)
+        if ignored is None:  # ``# flake8: noqa``
+            return lambda finding: False
+        return lambda finding: (codes is None or finding.code in codes) and not ignored(finding)
+
+    ctx, found = _problems(source, settings, rules, filename, wanted(source))
     current, left = source, found
     for _ in range(MAX_ROUNDS):
         fixes = [p.fix for p in left if p.fix is not None and (p.fix.safe or unsafe)]
@@ -147,7 +157,7 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False,
         if fixed == current or not _parses(fixed):
             break
         current = fixed
-        ctx, left = _problems(current, settings, rules, filename, wanted)
+        ctx, left = _problems(current, settings, rules, filename, wanted(current))
     return FileFix(current, found, left, [p for p in left if p.fix is not None and not p.fix.safe])
 
 

@@ -66,7 +66,7 @@ class DataLoaderWorkersWithoutInitFn(Rule):
                     "DataLoader uses worker processes but sets no worker_init_fn, and its dataset %s: every"
                     " worker gets an identical copy of that RNG state, so workers repeat each other's random"
                     " draws — pass worker_init_fn=seed_worker that reseeds it per worker" % what,
-                    fix=_fix(ctx, site, call),
+                    fix=_fix(ctx, site, call, what.startswith("holds")),
                 )
             elif strict and draws in (None, dataloader.UNSEEN):
                 yield Report(
@@ -78,6 +78,7 @@ class DataLoaderWorkersWithoutInitFn(Rule):
                 )
 
 
-def _fix(ctx: FileContext, site, call):
+def _fix(ctx: FileContext, site, call, holds_rng_object: bool = False):
+    need = edits.SEED_WORKER_OBJECTS if holds_rng_object else edits.SEED_WORKER
     return dataloader.argument_fix(ctx, site, call, WORKER_INIT_FN[0], "seed_worker",
-                                   "pass worker_init_fn=seed_worker", (edits.SEED_WORKER,))
+                                   "pass worker_init_fn=seed_worker", (need,))

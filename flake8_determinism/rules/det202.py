@@ -3,7 +3,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import UNKNOWN, absent_or_none, find_arg
-from ..tables.data_order import GENERATOR
+from ..fix import edits
+from ..tables.data_order import GENERATOR, WORKER_INIT_FN
 from . import dataloader
 from ..tables.seeding import TORCH
 from .base import Report, Rule
@@ -64,6 +65,11 @@ class DataLoaderWithoutGenerator(Rule):
                     continue  # the workers draw nothing: their seeds change nothing
             fix = dataloader.argument_fix(ctx, site, call, GENERATOR[0], dataloader.GENERATOR_TEMPLATE,
                                           "pass a seeded generator")
+            if fix is not None and workers is not False and not dataloader.lightning_seeds_workers(ctx):
+                seeding = dataloader.argument_fix(ctx, site, call, WORKER_INIT_FN[0], "seed_worker",
+                                                  "pass worker_init_fn=seed_worker", (edits.SEED_WORKER,))
+                if seeding is not None and absent_or_none(call, *WORKER_INIT_FN):
+                    fix = edits.combine("pass a seeded generator and worker_init_fn=seed_worker", [fix, seeding])
             yield Report(site.node, self.message(ctx, site, shuffles is True), fix=fix)
 
     @staticmethod

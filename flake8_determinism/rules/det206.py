@@ -73,8 +73,6 @@ def _fix(ctx: FileContext, site, name: str) -> Optional[edits.Fix]:
     """``sorted(...)`` around the listing; ``os.scandir`` by name; ``os.walk`` by sorting
     ``dirs`` and ``files`` in its loop.  An iterator used other than by iterating it
     (``next(...)``, ``.close()``) gets the fix as unsafe."""
-    if "sorted" in ctx.index.module_scope.bindings:
-        return None  # ``sorted`` is not the builtin here
     parent = ctx.index.parents.get(id(site.node))
     if name == "os.walk":
         loop = parent if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is site.node else None
@@ -86,7 +84,7 @@ def _fix(ctx: FileContext, site, name: str) -> Optional[edits.Fix]:
         return None  # ``with os.scandir(p) as it``: a context manager, not a list
     safe = name in LIST_LISTINGS or _only_iterated(ctx, site, parent)
     key = "lambda entry: entry.name" if name == "os.scandir" else None
-    return edits.wrap(site.node, "sorted", "wrap in sorted(...)", key=key, safe=safe)
+    return edits.sorted_fix(ctx, site.node, "wrap in sorted(...)", safe, key)
 
 
 def _only_iterated(ctx: FileContext, site, parent) -> bool:

@@ -131,19 +131,18 @@ class OrderFromSet(Rule):
             if carries and not order_used(ctx, call, site):
                 continue
             yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE),
-                         fix=_sorted_fix(ctx, call.args[0].value, held))
+                         fix=_sorted_fix(ctx, call.args[0].value, held, call))
 
 
 # Calls that hand the set's order on unchanged: where it goes decides.
 _ORDER_CARRYING = frozenset({"list", "tuple", "iter"})
 
 
-def _sorted_fix(ctx: FileContext, node, held=None) -> Optional[edits.Fix]:
-    """``sorted(...)`` around the set: safe when its elements are known strings; otherwise
-    unsafe (``sorted`` raises on elements that do not compare, such as ``None`` among strings)."""
-    if "sorted" in ctx.index.module_scope.bindings:
-        return None
-    return edits.wrap(node, "sorted", "wrap in sorted(...)", safe=_string_elements(held or node))
+def _sorted_fix(ctx: FileContext, node, held=None, call=None) -> Optional[edits.Fix]:
+    """``sorted(...)`` around the set (``list(s)`` becomes ``sorted(s)``): safe when its elements
+    are known strings; otherwise unsafe (``sorted`` raises on elements that do not compare,
+    such as ``None`` among strings)."""
+    return edits.sorted_fix(ctx, node, "wrap in sorted(...)", safe=_string_elements(held or node), call=call)
 
 
 def _string_elements(node) -> bool:

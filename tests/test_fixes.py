@@ -1,0 +1,57 @@
+"""Every codemod fixture: ``tests/fixtures/fix/NAME.in.py`` fixed is ``NAME.out.py``.
+
+A first line ``# fix-options: unsafe torch=2.8 strict`` sets the options.  Each
+fixture is also fixed a second time: nothing may change, and no code that the
+first run fixed is reported again.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from flake8_determinism.fix.config import Flake8Config
+from flake8_determinism.fix.transform import fix_source
+from flake8_determinism.settings import Settings
+
+FIXTURES = Path(__file__).parent / "fixtures" / "fix"
+CASES = sorted(p.name[: -len(".in.py")] for p in FIXTURES.glob("*.in.py"))
+
+
+def _options(source: str) -> dict:
+    first = source.splitlines()[0] if source else ""
+    words = first.split(":", 1)[1].split() if first.startswith("# fix-options:") else []
+    values = dict(word.split("=", 1) if "=" in word else (word, True) for word in words)
+    return {"unsafe": bool(values.get("unsafe")), "strict": bool(values.get("strict")),
+            "torch": values.get("torch", "2.13")}
+
+
+@pytest.fixture(scope="module")
+def noqa_options():
+    return Flake8Config().noqa_options()
+
+
+def fix(source: str, name: str, noqa_options):
+    options = _options(source)
+    settings = Settings.from_values(strict=options["strict"], torch_version=options["torch"])
+    return fix_source(source, settings, 0, options["unsafe"], noqa=noqa_options, filename=name)
+
+
+def test_every_fixture_has_its_output():
+    assert CASES
+    for name in CASES:
+        assert (FIXTURES / (name + ".out.py")).exists(), name
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_fix(name, noqa_options):
+    source = (FIXTURES / (name + ".in.py")).read_text()
+    expected = (FIXTURES / (name + ".out.py")).read_text()
+    result = fix(source, name + ".py", noqa_options)
+    assert result.source == expected
+    ast.parse(result.source)
+    again = fix(result.source, name + ".py", noqa_options)
+    assert again.source == result.source, "a second run changed the output"
+    fixed = {p.finding.code for p in result.found} - {p.finding.code for p in result.left}
+    assert fixed, "the fixture fixes nothing"
+    assert not fixed & {p.finding.code for p in again.found}, "a fixed code is still reported"
