@@ -19,8 +19,9 @@ _PLACEHOLDER_ROOTS = ("torch", "numpy", "random", "os", "tensorflow", "mindspore
 
 class Spelling:
     def __init__(self, module: cst.Module, context: CodemodContext, seed_name: str, entry: bool,
-                 imports_before: int) -> None:
+                 imports_before: int, seed_value: int = 0) -> None:
         self.context = context
+        self.seed_value = seed_value
         self.seed_name = seed_name
         self.entry = entry
         self.bound, self.late = top_level_imports(module, imports_before)
@@ -69,6 +70,8 @@ class _Lookup(dict):
     def __missing__(self, key: str) -> str:
         if key == "SEED":
             return self.spelling.seed()
+        if key == "SEED_VALUE":
+            return str(self.spelling.seed_value)
         if key in _PLACEHOLDER_ROOTS:
             return self.spelling.name(key)
         return key  # a name used as is (``seed_worker``)

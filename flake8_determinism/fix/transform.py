@@ -54,7 +54,7 @@ class DeterminismFix(VisitorBasedCodemodCommand):
         needs = frozenset().union(*(fix.needs for fix in fixes)) if fixes else frozenset()
         insert_at, first_work = block.insertion_point(module)
         self.seed_name, self.seed_defined, insert_at = _seed_name(module, insert_at, first_work)
-        self.spelling = Spelling(module, context, self.seed_name, ctx.facts.is_entry, insert_at)
+        self.spelling = Spelling(module, context, self.seed_name, ctx.facts.is_entry, insert_at, seed)
         self.plan = block.plan(ctx, needs, self.spelling, settings, calls_raising_op(ctx))._replace(
             insert_at=insert_at)
         objects = SEED_WORKER_OBJECTS in needs

@@ -7,6 +7,7 @@ from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
 from ..analysis.nodes import callee_name, calls_in
 from ..analysis.scopes import lookup
 from ..tables.seeding import FRAMEWORKS
+from ..fix import edits
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -61,7 +62,8 @@ class OptionalSeed(Rule):
         facts = ctx.facts
         if not ctx.index.seed_guards or not facts.is_entry:
             return
-        options = optional_seed_options(ctx)
+        fixes: Dict[str, edits.Fix] = {}
+        options = optional_seed_options(ctx, fixes)
         if not options:
             return
         reported: Set[str] = set()
@@ -83,11 +85,14 @@ class OptionalSeed(Rule):
                 guard,
                 "seeding runs only when %s is given, and it defaults to None: a run without it is unseeded and"
                 " cannot be repeated — give it a default (e.g. default=0) and seed unconditionally" % options[dest],
+                fix=fixes.get(dest),
             )
 
 
-def optional_seed_options(ctx: FileContext) -> Dict[str, str]:
-    """Seed options declared here whose default is ``None``: attribute name -> how to name it."""
+def optional_seed_options(ctx: FileContext, fixes: Optional[Dict[str, edits.Fix]] = None) -> Dict[str, str]:
+    """Seed options declared here whose default is ``None``: attribute name -> how to name it.
+    ``fixes`` is filled with the (unsafe) fix of each: a default of ``--seed`` instead of None."""
+    fixes = {} if fixes is None else fixes
     options: Dict[str, str] = {}
     filled: Set[str] = set()
     for site in ctx.index.calls:
@@ -97,22 +102,36 @@ def optional_seed_options(ctx: FileContext) -> Dict[str, str]:
             if dest and "seed" in dest.lower() and _defaults_to_none(call, "default", None):
                 if literal(find_arg(call, "required")) != (True, True):
                     options[dest] = spelled
+                    fixes[dest] = _default_fix(call, "default", None)
         elif method.startswith("DEFINE_") and call.args:
             known, name = literal(find_arg(call, "name", 0))
             if known and isinstance(name, str) and "seed" in name.lower() and _defaults_to_none(call, "default", 1):
                 options[name] = "--" + name
+                fixes[name] = _default_fix(call, "default", 1)
         elif method == "set_defaults":
             filled |= {a.keyword.value for a in call.args if a.keyword is not None and not is_none(a.value)}
     for node, body_scope, _ in ctx.index.classes:
         for name, bindings in body_scope.bindings.items():
             if "seed" in name.lower() and bindings[-1].kind == "assign" and _none_default(bindings[-1].value):
                 options.setdefault(name, "the %s field of %s" % (name, node.name.value))
+                value = bindings[-1].value
+                fixes.setdefault(name, _default_fix(value, "default", None) if isinstance(value, cst.Call)
+                                 else edits.replace(value, _SEED_VALUE, _WHAT, safe=False))
     for assignment in ctx.index.assignments:
         target = assignment.target
         if isinstance(target, cst.Attribute) and target.attr.value in options:
             if assignment.value is not None and not is_none(assignment.value):
                 filled.add(target.attr.value)
     return {dest: spelled for dest, spelled in options.items() if dest not in filled}
+
+
+_SEED_VALUE = "{SEED_VALUE}"  # the number given to ``determinism-fix --seed``
+_WHAT = "default the seed option to --seed's value instead of None"
+
+
+def _default_fix(call, keyword: str, position: Optional[int]) -> edits.Fix:
+    """Unsafe (RULES.md): a run without the option is then seeded, which changes what it does."""
+    return edits.set_argument(call, keyword, position, _SEED_VALUE, _WHAT, safe=False)
 
 
 def _argparse_dest(call) -> Tuple[str, str]:
