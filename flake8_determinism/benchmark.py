@@ -136,7 +136,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
 SPAWNER = [sys.executable, "-S", "-I", "-c", _SPAWNER, _MARKER]
 
 
-def run_measured(args: Sequence[str]) -> RunResult:
+def run_measured(args: Sequence[str], ok_codes: Sequence[int] = (0,)) -> RunResult:
     """Run ``args`` via the spawner; wall, CPU and peak RSS of exactly that process."""
     codes = Counter()
     measured = None
@@ -149,7 +149,7 @@ def run_measured(args: Sequence[str]) -> RunResult:
                 elif line.strip():
                     match = _CODE.search(line)
                     codes[match.group(1) if match else "?"] += 1
-        if proc.wait() != 0 or measured is None:
+        if proc.wait() not in ok_codes or measured is None:
             errors.seek(0)
             tail = errors.read().decode(errors="replace")[-2000:]
             raise SystemExit("command failed (%s): %s\n%s" % (proc.returncode, " ".join(args[:6]), tail))
@@ -168,6 +168,8 @@ def plugin_versions(flags: Sequence[str]) -> str:
 def check_variants(variants: Dict[str, Tuple[str, ...]]) -> None:
     """Fail loudly if hiding a plugin did not work (a typo would silently measure nothing)."""
     for name, flags in variants.items():
+        if name == FIX_CHECK:
+            continue
         shown = plugin_versions(flags).lower()
         wants_det = "--without-determinism" not in flags
         wants_tor = "--without-torchfix" not in flags and torchfix_installed()
@@ -194,17 +196,26 @@ def rotated(items: list, shift: int) -> list:
     return items[shift:] + items[:shift]
 
 
+# ``determinism-fix --check`` is timed in the same rotation (exit 1: something would change).
+FIX_CHECK = "determinism-fix --check"
+FIX_COMMAND = [sys.executable, "-m", "flake8_determinism.fix", "--check", "-q", "-j", "1"]
+
+
+def _command(name: str, flags: Tuple[str, ...], paths: List[str]) -> List[str]:
+    return FIX_COMMAND + paths if name == FIX_CHECK else flake8_command(flags, FLAKE8_ARGS + paths)
+
+
 def run_flake8_variants(chunks: List[List[Path]], variants: Dict[str, Tuple[str, ...]]) -> Dict[str, Totals]:
     totals = {name: Totals() for name in variants}
     names = list(variants)
     # Warm-up (untimed): byte-compile flake8 and the plugins once for every variant.
     for name in names:
-        run_measured(flake8_command(variants[name], FLAKE8_ARGS + [str(chunks[0][0])]))
+        run_measured(_command(name, variants[name], [str(chunks[0][0])]), (0, 1))
     for index, chunk in enumerate(chunks):
         # Rotate the order per chunk so no variant always runs first.
         for name in rotated(names, index):
             paths = [str(p) for p in chunk]
-            totals[name].add(run_measured(flake8_command(variants[name], FLAKE8_ARGS + paths)))
+            totals[name].add(run_measured(_command(name, variants[name], paths), (0, 1)))
         progress("chunk %d/%d done (%d files)" % (index + 1, len(chunks), len(chunk)))
     return totals
 
@@ -329,6 +340,12 @@ def report_flake8(totals: Dict[str, Totals]) -> List[str]:
     else:
         lines.append("torchfix                  : not installed (pip install torchfix to compare)")
     lines.append("DET reports via flake8    : %s" % format(ours.codes["DET"], ","))
+    if FIX_CHECK in totals:
+        fix = totals[FIX_CHECK]
+        lines.append("%-26s: wall %7.1f s  cpu %7.1f s  peak RSS %4.0f MB" % (
+            FIX_CHECK, fix.wall, fix.cpu, fix.max_rss_kb / 1024.0))
+        lines.append("%s / flake8 with DET: wall %.2fx  cpu %.2fx" % (
+            FIX_CHECK, fix.wall / ours.wall, fix.cpu / ours.cpu))
     return lines
 
 
@@ -425,6 +442,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if torchfix_installed():
         variants["with TorchFix"] = WITH_TORCHFIX
     check_variants(variants)
+    variants[FIX_CHECK] = ()
     chunks = split_chunks(files, args.chunks)
     progress("flake8: %d variants x %d chunks" % (len(variants), len(chunks)))
     totals = run_flake8_variants(chunks, variants)

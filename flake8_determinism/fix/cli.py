@@ -136,19 +136,22 @@ def _progress(show: bool, done: int, total: int) -> None:
 def fix_file(job: Job) -> FileReport:
     """Fix one file; every failure becomes one line in the report, never a traceback."""
     from ..checker import ParseFailure
+    from ..rules import ALL_RULES, FIXABLE_RULES
     from .transform import fix_source
+
+    # Writing reports what is left for the user; --check and --diff need only the rules that fix.
+    rules = ALL_RULES if job.mode in ("write", "stdin") else FIXABLE_RULES
 
     try:
         source = decode(job.display, job.stdin) if job.stdin is not None else read_source(job.path)
         try:
-            result = fix_source(source.text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display)
+            result = fix_source(source.text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display,
+                                rules, check_only=job.mode == "check")
         except ParseFailure as error:
             raise SourceError("cannot parse: %s" % error) from None
         except RecursionError:
             raise SourceError("too deeply nested to parse") from None
-        if source.text.strip() and not result.found and _unparsable(source.text):
-            raise SourceError("cannot parse: %s" % _unparsable(source.text))
-        changed = result.source != source.text
+        changed = result.changed
         report = FileReport(
             job.display, changed, len(result.found), max(0, len(result.found) - len(result.left)),
             [_line(job.display, p.finding) for p in result.left],
@@ -173,18 +176,6 @@ def fix_file(job: Job) -> FileReport:
 def _line(path: str, finding) -> str:
     """As flake8 prints it: ``path:line:column: message`` (the message starts with the code)."""
     return "%s:%d:%d: %s" % (path, finding.line, finding.column + 1, finding.message)
-
-
-def _unparsable(text: str) -> str:
-    import ast
-
-    try:
-        ast.parse(text)
-    except SyntaxError as error:
-        return "%s (line %s)" % (error.msg, error.lineno)
-    except (ValueError, RecursionError, MemoryError) as error:
-        return type(error).__name__
-    return ""
 
 
 def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
@@ -217,8 +208,8 @@ def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
         summary = "Found %d problem%s (%d fixed, %d left for you) in %d file%s" % (
             found, "" if found == 1 else "s", fixed, left, files, "" if files == 1 else "s")
     else:
-        summary = "%d file%s would be changed; %d problem%s found, %d fixable" % (
-            changed, "" if changed == 1 else "s", found, "" if found == 1 else "s", fixed)
+        summary = "%d file%s would be changed (%d fix%s)" % (
+            changed, "" if changed == 1 else "s", fixed, "" if fixed == 1 else "es")
     if unsafe:
         summary += " (%d more fixable with --unsafe-fixes)" % unsafe
     print(summary + ".", file=summary_to)

@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 from libcst.codemod.visitors import AddImportsVisitor
 
-from .. import checker
+from .. import checker, precheck
 from ..rules.det304 import calls_raising_op
 from . import block
 from .edits import SEED_WORKER, SEED_WORKER_OBJECTS, Fix
@@ -36,6 +36,7 @@ class FileFix(NamedTuple):
     found: List[Problem]  # what was reported (selected, not silenced) before fixing
     left: List[Problem]  # what is still reported after
     unsafe: List[Problem]  # left, with an unsafe fix not applied
+    changed: bool  # the source changed (with ``check_only``: would change)
 
 
 class DeterminismFix(VisitorBasedCodemodCommand):
@@ -137,41 +138,59 @@ def _append_to_body(function: cst.FunctionDef, lines: List[str], spell) -> cst.F
 
 
 def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes: Optional[frozenset] = None,
-               noqa: Optional[dict] = None, filename: str = "", rules=checker.ALL_RULES) -> FileFix:
+               noqa: Optional[dict] = None, filename: str = "", rules=checker.ALL_RULES,
+               check_only: bool = False) -> FileFix:
     """Fix ``source``.  Only findings of ``codes`` (None: all) count; with ``noqa`` (flake8's
-    options) those silenced by ``# noqa`` do not, decided anew on each round's source."""
+    options) those silenced by ``# noqa`` do not, decided anew on each round's source.
+    ``check_only``: stop at "is there a fix to apply" (``--check``), transform nothing.
+    Raises ``checker.ParseFailure`` when ``source`` does not parse."""
     def wanted(text: str) -> Callable[[checker.Finding], bool]:
         ignored = silenced(filename, text.splitlines(True), noqa) if noqa is not None else (lambda finding: False)
         if ignored is None:  # ``# flake8: noqa``
             return lambda finding: False
         return lambda finding: (codes is None or finding.code in codes) and not ignored(finding)
 
-    ctx, found = _problems(source, settings, rules, filename, wanted(source))
+    ctx, found = _problems(source, settings, rules, filename, wanted)
     current, left = source, found
     for _ in range(MAX_ROUNDS):
         fixes = [p.fix for p in left if p.fix is not None and (p.fix.safe or unsafe)]
         if not fixes or ctx is None:
             break
+        if check_only:
+            return FileFix(current, found, left, _unsafe(left), True)
         command = DeterminismFix(CodemodContext(filename=filename or None), ctx, fixes, settings, seed)
         fixed = command.transform_module(ctx.module).code
         if fixed == current or not _parses(fixed):
             break
         current = fixed
-        ctx, left = _problems(current, settings, rules, filename, wanted(current))
-    return FileFix(current, found, left, [p for p in left if p.fix is not None and not p.fix.safe])
+        ctx, left = _problems(current, settings, rules, filename, wanted)
+    return FileFix(current, found, left, _unsafe(left), current != source)
+
+
+def _unsafe(problems: List[Problem]) -> List[Problem]:
+    return [p for p in problems if p.fix is not None and not p.fix.safe]
 
 
 def _problems(source: str, settings, rules, filename: str, wanted) -> Tuple[object, List[Problem]]:
+    """Lint ``source`` as the plugin does (the pre-check first); ``wanted(source)`` filters."""
+    candidates = precheck.rules_for_words(source, settings, tuple(rules))
     try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = ast.parse(source)  # every file: one that does not parse is reported, not skipped
+    except SyntaxError as error:
+        raise checker.ParseFailure("%s (line %s)" % (error.msg, error.lineno)) from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise checker.ParseFailure(str(error) or type(error).__name__) from None
+    if not candidates:
         return None, []
-    chosen = checker.select_rules(source, tree, settings, rules, filename)
+    chosen = checker.select_rules(source, tree, settings, candidates, filename, words_checked=True)
     if not chosen:
         return None, []
     module = checker.parse(source, ast_checked=True)
     ctx, findings = checker.analyse(module, settings, chosen, filename)
-    return ctx, [Problem(f, fix) for f, fix in findings if wanted(f)]
+    if not findings:
+        return ctx, []
+    keep = wanted(source)
+    return ctx, [Problem(f, fix) for f, fix in findings if keep(f)]
 
 
 def _parses(source: str) -> bool:

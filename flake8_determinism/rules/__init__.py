@@ -29,7 +29,7 @@ from .det306 import TensorFlowOpDeterminismOff
 from .det401 import UnseededDropout
 from .det402 import UnseededRandomTransform
 
-ALL_RULES = (
+ALL_RULES: tuple = (
     UnseededTrainingScript(),
     UnseededPythonRandom(),
     UnseededNumpyGlobal(),
@@ -57,3 +57,5 @@ ALL_RULES = (
     UnseededDropout(),
     UnseededRandomTransform(),
 )
+# The rules whose reports ``determinism-fix`` can change (``--check`` and ``--diff`` run only these).
+FIXABLE_RULES = tuple(rule for rule in ALL_RULES if rule.fixes)

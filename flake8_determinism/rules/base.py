@@ -40,6 +40,9 @@ class Rule:
     valid: ClassVar[Tuple[str, ...]] = ()
     # Settings the examples are linted with (``Settings.from_values`` keywords).
     example_settings: ClassVar[dict] = {}
+    # What ``determinism-fix`` does with its reports: "safe", "unsafe", "sometimes" (safe or unsafe
+    # depending on what it can see) or "" (reported, not changed).  Its reports carry the fix.
+    fixes: ClassVar[str] = ""
 
     def might_fire(self, text: SourceText, settings) -> bool:
         return not self.triggers or text.has_any(self.triggers)

@@ -30,6 +30,7 @@ class UnseededTrainingScript(Rule):
     """
 
     code = "DET100"
+    fixes = "safe"
     precheck_scope = "entry"
     triggers = frozenset({"backward", "fit", "step", "Runner", "from_cfg"})
     invalid = (

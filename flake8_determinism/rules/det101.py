@@ -32,6 +32,7 @@ class UnseededPythonRandom(GlobalDrawRule):
     """
 
     code = "DET101"
+    fixes = "safe"
     framework = RANDOM
     rng_name = "Python's global RNG"
     fix = "call random.seed(SEED) first or use random.Random(SEED)"

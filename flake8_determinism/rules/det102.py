@@ -26,6 +26,7 @@ class UnseededNumpyGlobal(GlobalDrawRule):
     """
 
     code = "DET102"
+    fixes = "safe"
     framework = NUMPY
     rng_name = "NumPy's global RNG"
     fix = "call np.random.seed(SEED) first or draw from np.random.default_rng(SEED)"

@@ -31,6 +31,7 @@ class UnseededRngObject(Rule):
     """
 
     code = "DET103"
+    fixes = "safe"
     triggers = last_parts(UNSEEDED_CONSTRUCTORS) | last_parts(ALWAYS_UNSEEDED)
     invalid = (
         "import numpy as np\nrng = np.random.default_rng()\n",

@@ -34,6 +34,7 @@ class UnseededTorchGlobal(GlobalDrawRule):
     """
 
     code = "DET104"
+    fixes = "safe"
     framework = TORCH
     rng_name = "torch's global generator"
     fix = "call torch.manual_seed(SEED) first or pass generator="

@@ -29,6 +29,7 @@ class UnseededTensorFlow(GlobalDrawRule):
     """
 
     code = "DET106"
+    fixes = "safe"
     framework = TF
     rng_name = "TensorFlow's global seed"
     fix = "call tf.random.set_seed(SEED) or keras.utils.set_random_seed(SEED) first, or pass seed="

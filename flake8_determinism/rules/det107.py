@@ -27,6 +27,7 @@ class UnseededMindSpore(GlobalDrawRule):
     """
 
     code = "DET107"
+    fixes = "safe"
     framework = MS
     rng_name = "MindSpore's global seed"
     fix = "call mindspore.set_seed(SEED) first"

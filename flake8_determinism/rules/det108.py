@@ -28,6 +28,7 @@ class SklearnWithoutRandomState(Rule):
     """
 
     code = "DET108"
+    fixes = "safe"
     triggers = frozenset(n.rsplit(".", 1)[-1] for n in SKLEARN_RANDOM_STATE)
     invalid = (
         "from sklearn.model_selection import train_test_split\na, b = train_test_split([1, 2, 3, 4])\n",

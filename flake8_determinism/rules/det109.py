@@ -41,6 +41,7 @@ class OptionalSeed(Rule):
     """
 
     code = "DET109"
+    fixes = "unsafe"
     precheck_scope = "entry"
     invalid = (
         "import argparse, random\nparser = argparse.ArgumentParser()\n"

@@ -34,6 +34,7 @@ class DataLoaderWorkersWithoutInitFn(Rule):
     """
 
     code = "DET201"
+    fixes = "safe"
     triggers = dataloader.TRIGGERS
     invalid = (
         "import numpy as np\nfrom torch.utils.data import DataLoader, Dataset\n\nclass D(Dataset):\n"

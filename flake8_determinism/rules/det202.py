@@ -38,6 +38,7 @@ class DataLoaderWithoutGenerator(Rule):
     """
 
     code = "DET202"
+    fixes = "safe"
     triggers = dataloader.TRIGGERS
     invalid = (
         "from torch.utils.data import DataLoader\nloader = DataLoader([1, 2], batch_size=1, shuffle=True)\n",

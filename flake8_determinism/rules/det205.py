@@ -28,6 +28,7 @@ class SamplerWithoutGenerator(Rule):
     """
 
     code = "DET205"
+    fixes = "safe"
     triggers = last_parts(RANDOM_SAMPLERS)
     invalid = ("from torch.utils.data import random_split\ntrain, val = random_split(range(10), [8, 2])\n",)
     valid = (

@@ -40,6 +40,7 @@ class UnsortedListing(Rule):
     """
 
     code = "DET206"
+    fixes = "sometimes"
     triggers = last_parts(LISTINGS) | PATH_LISTING_METHODS
     invalid = ("import os\nfiles = os.listdir('data')\nfirst = files[0]\n",)
     valid = (

@@ -77,6 +77,7 @@ class OrderFromSet(Rule):
     """
 
     code = "DET207"
+    fixes = "sometimes"
     triggers = frozenset({"set", "frozenset"})
     invalid = ("labels = ['a', 'b']\nclasses = list(set(labels))\n", "for x in {'a', 'b'}:\n    model.fit(x)\n")
     valid = (

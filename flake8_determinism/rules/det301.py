@@ -37,6 +37,7 @@ class CudnnBenchmark(Rule):
     """
 
     code = "DET301"
+    fixes = "safe"
     triggers = frozenset({"benchmark", MMENGINE_ENV_CFG[1]})
     invalid = (
         "import torch\ntorch.backends.cudnn.benchmark = True\n",

@@ -33,6 +33,7 @@ class CudnnNotDeterministic(Rule):
     """
 
     code = "DET302"
+    fixes = "safe"
     triggers = frozenset({"deterministic"})
     invalid = ("import torch.backends.cudnn as cudnn\ncudnn.deterministic = False\n",)
     valid = ("import torch\ntorch.backends.cudnn.deterministic = True\n", "deterministic = False\n")

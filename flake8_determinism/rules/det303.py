@@ -54,6 +54,7 @@ class DeterministicAlgorithmsOff(Rule):
     """
 
     code = "DET303"
+    fixes = "safe"
     triggers = frozenset({"use_deterministic_algorithms"})
     invalid = (
         "import torch\ntorch.use_deterministic_algorithms(False)\n",

@@ -32,6 +32,7 @@ class TensorFlowOpDeterminismOff(Rule):
     """
 
     code = "DET306"
+    fixes = "safe"
     precheck_scope = "entry"
     triggers = frozenset(TF_TRAINING_METHODS | {TF_GRADIENT_TAPE.rsplit(".", 1)[-1]})
     invalid = ("import tensorflow as tf\nmodel = tf.keras.Sequential()\nmodel.fit([1], [1])\n",)
