@@ -90,7 +90,7 @@ def _is_configuration(small) -> bool:
     ``os.environ[...] = ...``): not work a seed could change."""
     if isinstance(small, (cst.Assign, cst.AnnAssign)):
         value = small.value
-        return value is None or not _calls(value) or _configuring_call(value)
+        return value is None or not _has_call(value) or _configuring_call(value)
     if isinstance(small, cst.Expr):
         return _configuring_call(small.value)
     return isinstance(small, (cst.Pass, cst.Global))
@@ -102,10 +102,6 @@ def _configuring_call(node) -> bool:
     name = get_full_name_for_node(node.func) or ""
     method = name.rsplit(".", 1)[-1]
     return name.split(".")[0] in ("sys", "os", "warnings", "logging") or is_declarative_call(name, method)
-
-
-def _calls(node) -> bool:
-    return bool(cst.ensure_type(node, cst.BaseExpression) and _has_call(node))
 
 
 def _has_call(node) -> bool:

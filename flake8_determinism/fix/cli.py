@@ -10,7 +10,6 @@ not show is never fixed.
 
 import argparse
 import difflib
-import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import List, NamedTuple, Optional, Sequence

@@ -1,7 +1,6 @@
 """flake8's configuration and ``# noqa``, through flake8's own machinery."""
 
 import argparse
-import os
 from typing import Callable, Iterator, Optional, Sequence, Tuple
 
 from ..rules import ALL_RULES
@@ -77,7 +76,3 @@ def silenced(filename: str, lines: Sequence[str], noqa: dict) -> Optional[Callab
         return violation.is_inline_ignored(noqa["disable_noqa"])
 
     return ignored
-
-
-def display_name(path: str) -> str:
-    return os.path.normpath(path)
