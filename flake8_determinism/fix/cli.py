@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import List, NamedTuple, Optional, Sequence
 
 from ..settings import Settings, parse_version
-from .files import SourceError, decode, read_source, write_atomically
+from .files import SourceError, decode, encode, read_source, write_atomically
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 PROGRESS_AFTER = 20  # files: below this a progress bar is noise
@@ -29,7 +29,7 @@ class FileReport(NamedTuple):
     left: Sequence[str] = ()  # flake8-style lines of what is still reported
     unsafe: Sequence[str] = ()  # lines of findings whose fix is unsafe and was not applied
     diff: str = ""
-    output: Optional[str] = None  # the fixed source, for ``-`` (stdin)
+    output: Optional[bytes] = None  # the fixed source in the file's encoding, for ``-`` (stdin)
     error: str = ""
 
 
@@ -155,7 +155,7 @@ def fix_file(job: Job) -> FileReport:
             job.display, changed, len(result.found), max(0, len(result.found) - len(result.left)),
             [_line(job.display, p.finding) for p in result.left],
             ["%s (unsafe fix not applied: %s)" % (_line(job.display, p.finding), p.fix.what) for p in result.unsafe],
-            output=result.source,
+            output=encode(source, result.source) if job.mode == "stdin" else None,
         )
         if changed and job.mode == "diff":
             report = report._replace(diff="".join(difflib.unified_diff(
@@ -182,7 +182,11 @@ def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
     errors = [r for r in reports if r.error]
     for report in reports:
         if report.path == "-" and report.output is not None:
-            out.write(report.output)
+            out.flush()
+            out.buffer.write(report.output)  # bytes: the input's encoding and BOM, kept
+            out.flush()
+            for line in report.left if not quiet else ():
+                print(line, file=sys.stderr)
             continue
         if report.diff:
             out.write(report.diff)

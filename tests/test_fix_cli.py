@@ -1,0 +1,719 @@
+"""The ``determinism-fix`` command end to end (shared/RULES.md, "determinism-fix").
+
+Every test runs ``python -m flake8_determinism.fix`` in a fresh folder under
+``tmp_path`` that holds its own ``setup.cfg`` with a ``[flake8]`` section, so
+flake8's configuration discovery stops there and reads only what the test wrote.
+Paths are given relative to that folder (no ``tests/`` directory in them: the
+linter would treat the scripts as test modules).
+
+Covered: exit statuses (in place, ``--check``, ``--diff``, errors), the summary
+line, ``# noqa``, flake8's configuration and ``--select``/``--ignore``, stdin,
+byte preservation (CRLF, BOM, coding cookie, tabs, untouched lines), atomic
+writes (mode bits, symlinks, temporary files, an unwritable directory),
+idempotence, ``-j`` and a directory named like a Python file.
+"""
+
+import difflib
+import os
+import re
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, NamedTuple, Optional
+
+import pytest
+
+TIMEOUT = 120  # seconds per run: generous for a loaded machine
+
+# ------------------------------------------------------------------ example sources
+
+# DET202 only: a shuffling DataLoader (fixed with generator=..., plus SEED).
+LOADER = """\
+import torch
+from torch.utils.data import DataLoader
+
+ds = list(range(10))
+loader = DataLoader(ds, shuffle=True){noqa}
+for batch in loader:
+    print(batch)
+"""
+LOADER_LINE = "loader = DataLoader(ds, shuffle=True)"
+
+# DET105 only, in an entry module (module-level work): not fixable.
+TIME_SEED = """\
+import time
+
+import torch
+
+torch.manual_seed(int(time.time()))
+x = torch.rand(3)
+print(x)
+"""
+
+# DET401 only: a Dropout while torch is unseeded: not fixable.
+DROPOUT = """\
+import torch
+import torch.nn as nn
+
+x = torch.ones(3)
+y = nn.Dropout(0.5)(x)
+print(y)
+"""
+
+# DET204 only: an RNG object on a Dataset: not fixable.
+DATASET_RNG = """\
+import random
+
+from torch.utils.data import Dataset
+
+
+class DS(Dataset):
+    def __init__(self):
+        self.rng = random.Random(0)
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return self.rng.random()
+
+
+print(DS()[0])
+"""
+
+# A module-level torch training script: DET100 + DET303 (the seeding block).
+TRAINING = """\
+import torch
+
+model = torch.nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loss = model(torch.ones(4, 2)).sum()
+loss.backward()
+opt.step()
+"""
+
+# DET301 and DET202 in one file (for --select/--ignore).
+BENCHMARK_AND_LOADER = """\
+import torch
+from torch.utils.data import DataLoader
+
+torch.backends.cudnn.benchmark = True
+loader = DataLoader(list(range(4)), shuffle=True)
+print(list(loader))
+"""
+
+CLEAN = """\
+import os
+
+print(os.sep)
+"""
+
+# Torch training with a worker DataLoader over a Dataset holding an unseeded RNG object
+# (DET100, DET103, DET201, DET202, DET303 fixed; DET204 left).
+TORCH_TRAIN = """\
+\"\"\"Train a tiny model.\"\"\"
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Noisy(Dataset):
+    def __init__(self):
+        self.rng = np.random.default_rng()
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return torch.tensor([self.rng.random()], dtype=torch.float32)
+
+
+def main():
+    loader = DataLoader(Noisy(), batch_size=2, num_workers=2, shuffle=True)
+    model = torch.nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for batch in loader:
+        optimizer.zero_grad()
+        loss = model(batch).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+    print(loss.item())
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+NUMPY_SCRIPT = """\
+import numpy as np
+
+# Module-level numpy work.
+data = np.random.rand(5)
+noise = np.random.normal(0.0, 1.0, size=5)
+print((data + noise).sum())
+"""
+
+LISTING = """\
+import glob
+import os
+
+
+def main():
+    names = os.listdir(".")
+    print(names[0] if names else None)
+    paths = glob.glob("*.txt")
+    first = paths[0] if paths else None
+    print(first)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+BENCHMARK = """\
+import torch
+
+torch.backends.cudnn.benchmark = True
+x = torch.ones(2, 2)
+print(x @ x)
+"""
+
+UNCALLED_HELPER = """\
+import random
+
+
+def set_seed(seed):
+    random.seed(seed)
+
+
+def main():
+    print(random.random())
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+# ------------------------------------------------------------------ helpers
+
+
+class Result(NamedTuple):
+    rc: int
+    out: str
+    err: str
+    raw_out: bytes
+
+
+def fix(cwd: Path, *args: str, stdin: Optional[bytes] = None) -> Result:
+    """Run the codemod in ``cwd``; never a traceback, whatever the outcome."""
+    env = dict(os.environ)
+    env.pop("PYTHONHASHSEED", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8_determinism.fix", *args],
+        cwd=str(cwd), input=stdin if stdin is not None else b"", stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, timeout=TIMEOUT, env=env,
+    )
+    result = Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"),
+                    proc.stdout)
+    assert "Traceback" not in result.out + result.err, result
+    return result
+
+
+def project(tmp_path: Path, files: Dict[str, object], config: str = "[flake8]\n", name: str = "proj") -> Path:
+    """A folder with ``setup.cfg`` (``config``) and ``files`` (text or bytes, written as is)."""
+    root = tmp_path / name
+    root.mkdir()
+    (root / "setup.cfg").write_text(config)
+    for relative, content in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        path.write_bytes(content)
+    return root
+
+
+def snapshot(root: Path) -> Dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def stderr_lines(result: Result):
+    return [line for line in result.err.splitlines() if line.strip()]
+
+
+def summary(result: Result) -> str:
+    lines = [line for line in result.out.splitlines() if line.strip()]
+    assert lines, result
+    return lines[-1]
+
+
+def leftovers(directory: Path):
+    return [p.name for p in directory.iterdir() if p.name.startswith(".determinism-fix-") or p.suffix == ".tmp"]
+
+
+# ------------------------------------------------------------------ 1. exit statuses
+
+
+def test_in_place_exits_0_when_everything_is_fixed_or_clean(tmp_path):
+    root = project(tmp_path, {"loader.py": LOADER.format(noqa=""), "clean.py": CLEAN})
+    result = fix(root, "loader.py", "clean.py")
+    assert result.rc == 0, result
+    assert "generator=torch.Generator().manual_seed(SEED)" in (root / "loader.py").read_text()
+    assert (root / "clean.py").read_text() == CLEAN
+    # Nothing left: a second run is clean too.
+    assert fix(root, "loader.py", "clean.py").rc == 0
+
+
+@pytest.mark.parametrize("source, code", [
+    pytest.param(TIME_SEED, "DET105", id="DET105"),
+    pytest.param(DROPOUT, "DET401", id="DET401"),
+    pytest.param(DATASET_RNG, "DET204", id="DET204"),
+])
+def test_in_place_exits_1_when_problems_remain(tmp_path, source, code):
+    root = project(tmp_path, {"script.py": source})
+    result = fix(root, "script.py")
+    assert result.rc == 1, result
+    assert (root / "script.py").read_text() == source  # nothing it could fix, nothing changed
+    assert code in result.out, result
+    assert stderr_lines(result) == [], result
+
+
+def test_left_problems_are_listed_as_flake8_lists_them(tmp_path):
+    root = project(tmp_path, {"script.py": TIME_SEED})
+    result = fix(root, "script.py")
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", "DET", "script.py"], cwd=str(root),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT, text=True)
+    expected = flake8.stdout.splitlines()
+    assert expected and all(line.startswith("script.py:5:1: DET105 ") for line in expected), flake8
+    reported = [line for line in result.out.splitlines() if "DET105" in line]
+    assert reported == expected, result
+
+
+@pytest.mark.parametrize("mode", ["--check", "--diff"])
+def test_check_and_diff_exit_status_and_change_nothing(tmp_path, mode):
+    files = {"loader.py": LOADER.format(noqa=""), "clean.py": CLEAN, "left.py": TIME_SEED}
+    root = project(tmp_path, files)
+    before = snapshot(root)
+
+    nothing = fix(root, mode, "clean.py", "left.py")  # left.py has a problem but no fix: nothing would change
+    assert nothing.rc == 0, nothing
+    assert "+++" not in nothing.out
+
+    change = fix(root, mode, "loader.py", "clean.py")
+    assert change.rc == 1, change
+    assert snapshot(root) == before  # byte for byte
+    if mode == "--diff":
+        assert "--- loader.py" in change.out and "+++ loader.py" in change.out, change
+        added = [line for line in change.out.splitlines() if line.startswith("+") and not line.startswith("+++")]
+        assert any("generator=torch.Generator().manual_seed(SEED)" in line for line in added), change
+        assert "clean.py" not in change.out
+    else:
+        assert "loader.py" in change.out and "clean.py" not in change.out, change
+
+
+ERROR_FILES = [
+    pytest.param(b"def f(:\n    pass\n", id="syntax-error"),
+    pytest.param(b'import random\nprint "x"\n', id="python2"),
+    pytest.param(b"x = 1  # caf\xe9\n", id="not-utf8-no-cookie"),
+    pytest.param(b"x = 1\n\x00\ny = 2\n", id="nul-bytes"),
+]
+
+
+@pytest.mark.parametrize("content", ERROR_FILES)
+def test_unreadable_file_is_an_error_with_one_line(tmp_path, content):
+    root = project(tmp_path, {"broken.py": content})
+    result = fix(root, "broken.py")
+    assert result.rc == 2, result
+    lines = stderr_lines(result)
+    assert len(lines) == 1 and "broken.py" in lines[0], result
+    assert (root / "broken.py").read_bytes() == content
+
+
+def test_nonexistent_path_is_an_error_with_one_line(tmp_path):
+    root = project(tmp_path, {})
+    result = fix(root, "missing.py")
+    assert result.rc == 2, result
+    lines = stderr_lines(result)
+    assert len(lines) == 1 and "missing.py" in lines[0], result
+    assert not (root / "missing.py").exists()
+
+
+@pytest.mark.parametrize("args, option", [
+    (["--determinism-torch-version", "banana"], "determinism-torch-version"),
+    (["-j", "0"], "-j"),
+])
+def test_bad_option_is_an_error_with_one_line(tmp_path, args, option):
+    root = project(tmp_path, {"loader.py": LOADER.format(noqa="")})
+    result = fix(root, *args, "loader.py")
+    assert result.rc == 2, result
+    lines = stderr_lines(result)
+    assert len(lines) == 1 and option in lines[0], result
+    assert (root / "loader.py").read_text() == LOADER.format(noqa="")  # nothing done
+
+
+def test_one_bad_file_among_good_ones(tmp_path):
+    bad = b"def f(:\n    pass\n"
+    root = project(tmp_path, {"a.py": LOADER.format(noqa=""), "b.py": bad, "c.py": TRAINING})
+    result = fix(root, "a.py", "b.py", "c.py")
+    assert result.rc == 2, result
+    lines = stderr_lines(result)
+    assert len(lines) == 1 and "b.py" in lines[0], result
+    assert (root / "b.py").read_bytes() == bad
+    assert "generator=torch.Generator().manual_seed(SEED)" in (root / "a.py").read_text()
+    assert "torch.use_deterministic_algorithms(True)" in (root / "c.py").read_text()
+
+
+# ------------------------------------------------------------------ 2. summary line
+
+
+def test_summary_line_counts(tmp_path):
+    root = project(tmp_path, {
+        "train.py": TRAINING,  # DET100 + DET303: 2 fixed
+        "left.py": TIME_SEED,  # DET105: 1 left
+        "loader.py": LOADER.format(noqa=""),  # DET202: 1 fixed
+        "clean.py": CLEAN,  # nothing
+    })
+    result = fix(root, "train.py", "left.py", "loader.py", "clean.py")
+    assert result.rc == 1, result
+    assert summary(result) == "Found 4 problems (3 fixed, 1 left for you) in 3 files.", result
+
+    single = project(tmp_path, {"loader.py": LOADER.format(noqa="")}, name="single")
+    result = fix(single, "loader.py")
+    assert summary(result) == "Found 1 problem (1 fixed, 0 left for you) in 1 file.", result
+
+
+# ------------------------------------------------------------------ 3. noqa
+
+
+def test_noqa_is_honoured(tmp_path):
+    files = {
+        "named.py": LOADER.format(noqa="  # noqa: DET202"),
+        "bare.py": LOADER.format(noqa="  # noqa"),
+        "whole.py": "# flake8: noqa\n" + LOADER.format(noqa=""),
+        "other.py": LOADER.format(noqa="  # noqa: E501"),
+    }
+    root = project(tmp_path, files)
+    result = fix(root, ".")
+    assert result.rc == 0, result
+    for name in ("named.py", "bare.py", "whole.py"):
+        assert (root / name).read_bytes() == files[name].encode(), name
+    other = (root / "other.py").read_text()
+    assert "loader = DataLoader(ds, shuffle=True, generator=torch.Generator().manual_seed(SEED))  # noqa: E501" \
+        in other, other
+
+
+# ------------------------------------------------------------------ 4. flake8 configuration
+
+
+def test_extend_ignore_in_setup_cfg(tmp_path):
+    root = project(tmp_path, {"loader.py": LOADER.format(noqa="")}, "[flake8]\nextend-ignore = DET202\n")
+    result = fix(root, "loader.py")
+    assert result.rc == 0, result
+    assert (root / "loader.py").read_text() == LOADER.format(noqa="")
+
+
+def test_per_file_ignores_and_extend_exclude(tmp_path):
+    source = LOADER.format(noqa="")
+    config = "[flake8]\nextend-exclude = skipme\nper-file-ignores =\n    sub/*.py: DET202\n"
+    root = project(tmp_path, {"top.py": source, "sub/inner.py": source, "skipme/skipped.py": source}, config)
+    result = fix(root, ".")
+    assert result.rc == 0, result
+    assert "generator=" in (root / "top.py").read_text()  # the ignore is for sub/ only
+    assert (root / "sub" / "inner.py").read_text() == source
+    assert (root / "skipme" / "skipped.py").read_text() == source
+    assert "skipped.py" not in result.out + result.err
+
+
+@pytest.mark.parametrize("version, cublas", [("2.8", True), ("2.13", False)])
+def test_torch_version_from_setup_cfg(tmp_path, version, cublas):
+    root = project(tmp_path, {"train.py": TRAINING}, "[flake8]\ndeterminism-torch-version = %s\n" % version)
+    result = fix(root, "train.py")
+    assert result.rc == 0, result
+    fixed = (root / "train.py").read_text()
+    assert "torch.use_deterministic_algorithms(True)" in fixed
+    assert ("CUBLAS_WORKSPACE_CONFIG" in fixed) is cublas, fixed
+    if cublas:  # set before deterministic algorithms are switched on
+        assert fixed.index("CUBLAS_WORKSPACE_CONFIG") < fixed.index("use_deterministic_algorithms")
+
+
+def test_select_and_ignore_on_the_command_line(tmp_path):
+    # (Not ``select.py``: ``python -m`` puts the folder first on sys.path, where it would shadow
+    # the standard library's ``select`` that multiprocessing imports.)
+    root = project(tmp_path, {"selected.py": BENCHMARK_AND_LOADER, "ignored.py": BENCHMARK_AND_LOADER})
+
+    result = fix(root, "--select", "DET2", "selected.py")
+    assert result.rc == 0, result
+    selected = (root / "selected.py").read_text()
+    assert "generator=torch.Generator().manual_seed(SEED)" in selected
+    assert "torch.backends.cudnn.benchmark = True" in selected  # DET301 not selected
+
+    result = fix(root, "--ignore", "DET202", "ignored.py")
+    assert result.rc == 0, result
+    ignored = (root / "ignored.py").read_text()
+    assert "torch.backends.cudnn.benchmark = False" in ignored
+    assert "loader = DataLoader(list(range(4)), shuffle=True)\n" in ignored  # DET202 ignored
+    assert "generator=" not in ignored
+
+
+# ------------------------------------------------------------------ 5. stdin
+
+
+def test_stdin_to_stdout(tmp_path):
+    source = LOADER.format(noqa="")
+    root = project(tmp_path, {"loader.py": source})
+    expected = fix(root, "loader.py")
+    assert expected.rc == 0
+    fixed = (root / "loader.py").read_bytes()
+    assert fixed != source.encode()
+
+    result = fix(root, "-", stdin=source.encode())
+    assert result.rc == 0, result
+    assert result.raw_out == fixed, result  # the fixed code and nothing else
+
+    left = fix(root, "-", stdin=TIME_SEED.encode())
+    assert left.rc == 1, left  # the in-place rule: a problem remains
+    assert left.raw_out == TIME_SEED.encode(), left
+
+
+@pytest.mark.parametrize("source", [
+    pytest.param(("# -*- coding: latin-1 -*-\n# caf\xe9\n" + LOADER.format(noqa="")).encode("latin-1"), id="latin-1"),
+    pytest.param(b"\xef\xbb\xbf" + LOADER.format(noqa="").encode(), id="bom"),
+    pytest.param(LOADER.format(noqa="").replace("\n", "\r\n").encode(), id="crlf"),
+])
+def test_stdin_output_is_what_in_place_writes(tmp_path, source):
+    """Through stdin the bytes are preserved as in place: a latin-1 file stays latin-1 (its
+    cookie says so), a BOM stays, CRLF stays."""
+    root = project(tmp_path, {"loader.py": source})
+    result = fix(root, "-", stdin=source)
+    assert result.rc == 0, result
+    assert fix(root, "loader.py").rc == 0
+    fixed = (root / "loader.py").read_bytes()
+    assert fixed != source
+    assert result.raw_out == fixed, result
+
+
+# ------------------------------------------------------------------ 6. byte preservation
+
+
+def test_crlf_line_endings_are_kept_everywhere(tmp_path):
+    source = TORCH_TRAIN.replace("\n", "\r\n").encode()
+    root = project(tmp_path, {"train.py": source})
+    result = fix(root, "train.py")
+    assert result.rc in (0, 1), result
+    fixed = (root / "train.py").read_bytes()
+    assert fixed != source
+    assert b"def seed_worker" in fixed and b"SEED = 0" in fixed  # inserted lines are there...
+    assert re.search(rb"(?<!\r)\n", fixed) is None, fixed  # ...and end in CRLF as every other line
+    assert b"\r\r" not in fixed
+
+
+def test_utf8_bom_is_kept(tmp_path):
+    bom = b"\xef\xbb\xbf"
+    source = bom + LOADER.format(noqa="").encode()
+    root = project(tmp_path, {"loader.py": source})
+    assert fix(root, "loader.py").rc == 0
+    fixed = (root / "loader.py").read_bytes()
+    assert fixed.startswith(bom + b"import torch\n"), fixed
+    assert fixed.count(bom) == 1
+    assert b"generator=torch.Generator().manual_seed(SEED)" in fixed
+
+
+def test_coding_cookie_encoding_is_kept(tmp_path):
+    source = ("# -*- coding: latin-1 -*-\n# caf\xe9 au lait\n" + LOADER.format(noqa="")).encode("latin-1")
+    root = project(tmp_path, {"loader.py": source})
+    result = fix(root, "loader.py")
+    assert result.rc == 0, result
+    fixed = (root / "loader.py").read_bytes()
+    assert fixed.startswith(b"# -*- coding: latin-1 -*-\n# caf\xe9 au lait\n"), fixed
+    assert b"\xc3\xa9" not in fixed  # not re-encoded as UTF-8
+    assert b"generator=torch.Generator().manual_seed(SEED)" in fixed
+    compile(fixed, "loader.py", "exec")
+
+
+def test_tab_indentation_is_kept_in_inserted_code(tmp_path):
+    source = TORCH_TRAIN.replace("        ", "\t\t").replace("    ", "\t")
+    assert "    " not in source
+    root = project(tmp_path, {"train.py": source})
+    result = fix(root, "train.py")
+    assert result.rc in (0, 1), result
+    fixed = (root / "train.py").read_text()
+    assert "def seed_worker(worker_id):\n\t" in fixed, fixed
+    indented = [line for line in fixed.splitlines() if line[:1] in (" ", "\t")]
+    assert indented and all(not line.startswith(" ") and " \t" not in line[:len(line) - len(line.lstrip())]
+                            for line in indented), fixed
+    compile(fixed, "train.py", "exec")
+
+
+def test_lines_outside_the_edit_are_identical(tmp_path):
+    source = """\
+#!/usr/bin/env python
+# -*- coding: utf-8 -*-
+\"\"\"A loader script.
+
+With a docstring.
+\"\"\"
+# A comment between docstring and imports.
+import torch  # the framework
+from torch.utils.data import DataLoader
+\x20\x20\x20
+# Data: a list.
+ds = list(range(10))  # ten items
+
+
+loader = DataLoader(ds, shuffle=True)  # the loader
+# Iterate.
+for batch in loader:
+
+    print(batch)  # shows the order
+# Trailing comment, no newline at the end"""
+    root = project(tmp_path, {"loader.py": source})
+    assert fix(root, "loader.py").rc == 0
+    fixed = (root / "loader.py").read_text()
+    old, new = source.splitlines(True), fixed.splitlines(True)
+    removed, added = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag != "equal":
+            removed += old[i1:i2]
+            added += new[j1:j2]
+    assert removed == ["loader = DataLoader(ds, shuffle=True)  # the loader\n"], (removed, added)
+    assert "loader = DataLoader(ds, shuffle=True, generator=torch.Generator().manual_seed(SEED))  # the loader\n" \
+        in added, added
+    assert fixed.endswith("# Trailing comment, no newline at the end")
+
+
+# ------------------------------------------------------------------ 7. atomic write
+
+
+def test_mode_bits_symlinks_and_no_temporary_files(tmp_path):
+    source = LOADER.format(noqa="")
+    root = project(tmp_path, {"plain.py": source, "real/target.py": source})
+    os.chmod(root / "plain.py", 0o640)
+    os.symlink(os.path.join("real", "target.py"), str(root / "link.py"))
+
+    result = fix(root, "plain.py", "link.py")
+    assert result.rc == 0, result
+
+    assert stat.S_IMODE(os.stat(root / "plain.py").st_mode) == 0o640
+    assert "generator=" in (root / "plain.py").read_text()
+
+    assert (root / "link.py").is_symlink()
+    assert os.readlink(str(root / "link.py")) == os.path.join("real", "target.py")
+    assert "generator=" in (root / "real" / "target.py").read_text()
+
+    assert leftovers(root) == [] and leftovers(root / "real") == []
+    assert sorted(p.name for p in root.iterdir()) == ["link.py", "plain.py", "real", "setup.cfg"]
+    assert sorted(p.name for p in (root / "real").iterdir()) == ["target.py"]
+
+
+def test_unwritable_directory_is_an_error_and_the_file_is_intact(tmp_path, monkeypatch, capsys):
+    source = LOADER.format(noqa="")
+    root = project(tmp_path, {"ro/loader.py": source})
+    if os.geteuid() != 0:
+        os.chmod(root / "ro", 0o555)
+        try:
+            result = fix(root, "ro/loader.py")
+        finally:
+            os.chmod(root / "ro", 0o755)
+        rc, err = result.rc, result.err
+    else:
+        # root writes into a read-only directory anyway: make the rename fail as it would there,
+        # running the command in this process.
+        from flake8_determinism.fix import cli
+
+        def refuse(*args, **kwargs):
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.chdir(root)
+        monkeypatch.setattr(os, "replace", refuse)
+        monkeypatch.setattr(os, "rename", refuse)
+        rc = cli.main(["ro/loader.py"])
+        captured = capsys.readouterr()
+        err = captured.err
+        assert "Traceback" not in captured.out + err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert rc == 2, err
+    assert len(lines) == 1 and "loader.py" in lines[0], err
+    assert (root / "ro" / "loader.py").read_text() == source
+    assert leftovers(root / "ro") == []
+
+
+# ------------------------------------------------------------------ 8. idempotence
+
+
+IDEMPOTENCE_SCRIPTS = {
+    "train.py": TORCH_TRAIN,
+    "numpy_script.py": NUMPY_SCRIPT,
+    "listing.py": LISTING,
+    "bench.py": BENCHMARK,
+    "helper.py": UNCALLED_HELPER,
+}
+
+
+def test_idempotent(tmp_path):
+    """One run fixes each script as expected; a second run changes nothing; --check agrees.
+    (All five in one folder: three runs instead of fifteen.)"""
+    root = project(tmp_path, IDEMPOTENCE_SCRIPTS)
+    names = sorted(IDEMPOTENCE_SCRIPTS)
+    first = fix(root, *names)
+    assert first.rc in (0, 1), first
+    once = {name: (root / name).read_bytes() for name in names}
+    for name in names:
+        assert once[name] != IDEMPOTENCE_SCRIPTS[name].encode(), (name, first)  # there was something to fix
+        compile(once[name], name, "exec")
+
+    train = once["train.py"].decode()
+    assert "worker_init_fn=seed_worker, generator=torch.Generator().manual_seed(SEED)" in train
+    assert train.count("def seed_worker(") == 1
+    assert "np.random.default_rng(SEED)" in train
+    listing = once["listing.py"].decode()
+    assert 'sorted(os.listdir("."))' in listing and 'sorted(glob.glob("*.txt"))' in listing
+    assert "torch.backends.cudnn.benchmark = False" in once["bench.py"].decode()
+    helper = once["helper.py"].decode()
+    assert "set_seed(SEED)" in helper and "random.seed(SEED)" not in helper  # the helper is called
+    numpy_script = once["numpy_script.py"].decode()
+    assert numpy_script.index("np.random.seed(SEED)") < numpy_script.index("np.random.rand(5)")
+
+    second = fix(root, *names)
+    assert second.rc in (0, 1), second
+    for name in names:
+        assert (root / name).read_bytes() == once[name], (name, second)
+    check = fix(root, "--check", *names)
+    assert check.rc == 0, check
+
+
+# ------------------------------------------------------------------ 9. -j
+
+
+def test_parallel_jobs_give_the_same_result(tmp_path):
+    files = {
+        "train.py": TORCH_TRAIN, "numpy_script.py": NUMPY_SCRIPT, "listing.py": LISTING,
+        "bench.py": BENCHMARK, "helper.py": UNCALLED_HELPER, "mixed.py": BENCHMARK_AND_LOADER,
+        "left.py": TIME_SEED, "clean.py": CLEAN, "sub/loader.py": LOADER.format(noqa=""),
+    }
+    serial = project(tmp_path, files, name="serial")
+    parallel = project(tmp_path, files, name="parallel")
+    one = fix(serial, "-j", "1", ".")
+    two = fix(parallel, "-j", "2", ".")
+    assert one.rc == two.rc == 1, (one, two)
+    assert snapshot(serial) == snapshot(parallel)
+    assert snapshot(serial) != {name: content.encode() for name, content in files.items()}
+    assert one.out == two.out
+    assert stderr_lines(one) == stderr_lines(two) == []
+
+
+# ------------------------------------------------------------------ 10. a directory named x.py
+
+
+def test_directory_named_like_a_python_file(tmp_path):
+    source = LOADER.format(noqa="")
+    root = project(tmp_path, {"x.py/inner.py": source, "good.py": source})
+    result = fix(root, "x.py", "good.py")
+    assert "generator=" in (root / "good.py").read_text()
+    if result.rc == 2:  # reported: one line naming it
+        lines = stderr_lines(result)
+        assert len(lines) == 1 and "x.py" in lines[0], result
+    else:  # recursed into, as flake8 does
+        assert result.rc == 0, result
+        assert "generator=" in (root / "x.py" / "inner.py").read_text()
