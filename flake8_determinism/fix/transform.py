@@ -157,7 +157,8 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
         if not fixes or ctx is None:
             break
         if check_only:
-            return FileFix(current, found, left, _unsafe(left), True)
+            unfixed = [p for p in left if p.fix is None or not (p.fix.safe or unsafe)]
+            return FileFix(current, found, unfixed, _unsafe(left) if not unsafe else [], True)
         command = DeterminismFix(CodemodContext(filename=filename or None), ctx, fixes, settings, seed)
         fixed = command.transform_module(ctx.module).code
         if fixed == current or not _parses(fixed):

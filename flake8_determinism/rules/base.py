@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, ClassVar, FrozenSet, Iterable, Iterator, Named
 from .._lazy import cst
 from ..analysis.body import only_feeds
 from ..fix import edits
+from ..tables.seeding import SEEDABLE_ROOTS
 from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -107,8 +108,11 @@ class GlobalDrawRule(Rule):
 
 def seeding_fix(ctx: FileContext) -> Optional[Fix]:
     """The canonical seeding block, in an entry module only: in a library module the seed is
-    the caller's job (RULES.md)."""
-    return edits.module_fix("seed every RNG at start-up", edits.SEEDING) if ctx.facts.is_entry else None
+    the caller's job (RULES.md).  None in a module importing no framework the block can seed
+    (an MXNet or JAX script)."""
+    if not ctx.facts.is_entry or not ctx.index.imported_roots & SEEDABLE_ROOTS:
+        return None
+    return edits.module_fix("seed every RNG at start-up", edits.SEEDING)
 
 
 def module_report(ctx: FileContext, message: str, fix: Optional[Fix] = None) -> Report:

@@ -8,6 +8,9 @@ calls that seed only CUDA generators (a seeding event, but not of torch's CPU RN
 RANDOM, NUMPY, TORCH, TF, MS, CUDA = "random", "numpy", "torch", "tensorflow", "mindspore", "cuda"
 MS_DATASET = "mindspore.dataset"  # the pipeline seed of mindspore.dataset
 FRAMEWORKS = (RANDOM, NUMPY, TORCH, TF, MS)
+# Imports of these give the seeding block something to seed (``determinism-fix``): the
+# frameworks, and the libraries whose own helper the block calls.
+SEEDABLE_ROOTS = frozenset(FRAMEWORKS) | {"keras", "lightning", "pytorch_lightning", "accelerate", "transformers"}
 ALL_FRAMEWORKS = frozenset(FRAMEWORKS) | {CUDA, MS_DATASET}
 
 _PY_NP_TORCH = frozenset({RANDOM, NUMPY, TORCH, CUDA})
