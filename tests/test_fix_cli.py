@@ -717,3 +717,17 @@ def test_directory_named_like_a_python_file(tmp_path):
     else:  # recursed into, as flake8 does
         assert result.rc == 0, result
         assert "generator=" in (root / "x.py" / "inner.py").read_text()
+
+
+def test_file_changed_while_being_fixed_is_not_overwritten(tmp_path):
+    """The write re-reads the file just before the rename: someone else's edit in between wins."""
+    from flake8_determinism.fix.files import SourceError, read_source, write_atomically
+
+    path = tmp_path / "train.py"
+    path.write_text("import torch\n")
+    source = read_source(str(path))
+    path.write_text("import torch  # edited meanwhile\n")
+    with pytest.raises(SourceError, match="changed while"):
+        write_atomically(source, "import torch\nfixed = True\n")
+    assert path.read_text() == "import torch  # edited meanwhile\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["train.py"], "a temporary file was left behind"
