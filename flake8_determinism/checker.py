@@ -112,6 +112,25 @@ def check_source(
     filename: str = "",
 ) -> List[Finding]:
     """All findings for ``source``; [] when nothing can fire or it cannot be parsed.
+    The arguments are ``analyse_source``'s."""
+    try:
+        _, found = analyse_source(source, settings, rules, use_precheck, tree, words_checked, filename)
+    except (ParseFailure, RecursionError):
+        return []
+    return [finding for finding, _ in found]
+
+
+def analyse_source(
+    source: str,
+    settings: Optional[Settings] = None,
+    rules: Iterable = ALL_RULES,
+    use_precheck: bool = True,
+    tree: Optional[ast.Module] = None,
+    words_checked: bool = False,
+    filename: str = "",
+) -> Tuple[Optional[FileContext], List[Tuple[Finding, object]]]:
+    """The file's context and its findings with their fixes (``analyse``); (None, []) when
+    nothing can fire.  Raises ``ParseFailure`` when the source does not parse.
 
     ``tree`` is the ``ast`` tree when the caller has one (flake8 does); without
     it we build one: ~10x cheaper than libcst's parse, it rejects what Python
@@ -124,27 +143,32 @@ def check_source(
     if use_precheck and not words_checked:
         rules = tuple(precheck.rules_for_words(source, settings, rules))
     if not rules:
-        return []
+        return None, []
     if tree is None:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, RecursionError, MemoryError, ValueError):
-            return []
+        tree = parse_ast(source)
     if use_precheck:
         rules = select_rules(source, tree, settings, rules, filename, words_checked=True)
     else:
         rules = _outside_tests(rules, settings, filename, tree)
     if not rules:
-        return []
+        return None, []
     # libcst builds hundreds of thousands of small acyclic objects; the cyclic
     # GC would rescan them again and again (25-30 % of the parse on large files).
     collecting = gc.isenabled()
     gc.disable()
     try:
         module = parse(source, ast_checked=True)
-        return check_module(module, settings, rules, filename)
-    except (ParseFailure, RecursionError):
-        return []
+        return analyse(module, settings, rules, filename)
     finally:
         if collecting:
             gc.enable()
+
+
+def parse_ast(source: str) -> ast.Module:
+    """``ast.parse``, its failures as ``ParseFailure`` with one line (the message and line)."""
+    try:
+        return ast.parse(source)
+    except SyntaxError as error:
+        raise ParseFailure("%s (line %s)" % (error.msg, error.lineno)) from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise ParseFailure(str(error) or type(error).__name__) from None

@@ -11,8 +11,8 @@ seeds ``random`` and NumPy too; the table is ``tables.seeding.SEEDERS``).
 from typing import FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
-from libcst.helpers import get_full_name_for_node
 
+from ..analysis.nodes import calls_in, dotted_name
 from ..tables import seeding as T
 from ..tables.determinism import (
     ALGORITHMS, ALGORITHMS_WARN_ONLY, CUBLAS_CHECK_REMOVED, CUBLAS_CONFIG, CUDNN_DETERMINISTIC, TF_OP_DETERMINISM,
@@ -90,7 +90,7 @@ def _is_configuration(small) -> bool:
     ``os.environ[...] = ...``): not work a seed could change."""
     if isinstance(small, (cst.Assign, cst.AnnAssign)):
         value = small.value
-        return value is None or not _has_call(value) or _configuring_call(value)
+        return value is None or not calls_in([value]) or _configuring_call(value)
     if isinstance(small, cst.Expr):
         return _configuring_call(small.value)
     return isinstance(small, (cst.Pass, cst.Global))
@@ -99,15 +99,9 @@ def _is_configuration(small) -> bool:
 def _configuring_call(node) -> bool:
     if not isinstance(node, cst.Call):
         return False
-    name = get_full_name_for_node(node.func) or ""
+    name = dotted_name(node.func)
     method = name.rsplit(".", 1)[-1]
     return name.split(".")[0] in ("sys", "os", "warnings", "logging") or is_declarative_call(name, method)
-
-
-def _has_call(node) -> bool:
-    if isinstance(node, cst.Call):
-        return True
-    return any(_has_call(child) for child in node.children)
 
 
 def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> ModuleEdits:

@@ -11,7 +11,8 @@ from typing import Dict, List, Optional, Set
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.helpers import get_full_name_for_node
+
+from ..analysis.nodes import dotted_name
 
 CONVENTIONAL_ALIASES = {"numpy": "np", "tensorflow": "tf"}
 _PLACEHOLDER_ROOTS = ("torch", "numpy", "random", "os", "tensorflow", "mindspore", "keras")
@@ -105,16 +106,16 @@ def _imports_in(statement):
 def _bindings(node):
     if isinstance(node, cst.Import):
         for alias in node.names:
-            full = get_full_name_for_node(alias.name)
+            full = dotted_name(alias.name)
             if alias.asname is not None:
                 yield full, alias.asname.name.value
             else:
                 root = full.split(".")[0]
                 yield root, root
     elif not node.relative and node.module is not None and not isinstance(node.names, cst.ImportStar):
-        module = get_full_name_for_node(node.module)
+        module = dotted_name(node.module)
         for alias in node.names:
-            name = get_full_name_for_node(alias.name)
+            name = dotted_name(alias.name)
             local = alias.asname.name.value if alias.asname is not None else name
             yield "%s.%s" % (module, name), local
 
@@ -126,21 +127,26 @@ def top_level_names(module: cst.Module) -> Set[str]:
             names.add(statement.name.value)
         for node in _imports_in(statement):
             names.update(local for _, local in _bindings(node))
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, (cst.Assign, cst.AnnAssign)):
-                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
-                    names.update(t.value for t in targets if isinstance(t, cst.Name))
+        names.update(_assigned_names(statement))
     return names
 
 
 def assigned_at_top(module: cst.Module, name: str) -> Optional[int]:
     """Index of the first top-level statement assigning ``name``."""
     for index, statement in enumerate(module.body):
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
-                    [small.target] if isinstance(small, cst.AnnAssign) else [])
-                if any(isinstance(t, cst.Name) and t.value == name for t in targets):
-                    return index
+        if name in _assigned_names(statement):
+            return index
     return None
+
+
+def _assigned_names(statement) -> Set[str]:
+    """Names a top-level ``x = ...`` / ``x: T = ...`` line binds."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return set()
+    targets = []
+    for small in statement.body:
+        if isinstance(small, cst.Assign):
+            targets += [t.target for t in small.targets]
+        elif isinstance(small, cst.AnnAssign):
+            targets.append(small.target)
+    return {t.value for t in targets if isinstance(t, cst.Name)}

@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 from libcst.codemod.visitors import AddImportsVisitor
 
-from .. import checker, precheck
+from .. import checker
 from ..rules.det304 import calls_raising_op
 from . import block
 from .edits import SEED_WORKER, SEED_WORKER_OBJECTS, Fix
@@ -173,21 +173,10 @@ def _unsafe(problems: List[Problem]) -> List[Problem]:
 
 
 def _problems(source: str, settings, rules, filename: str, wanted) -> Tuple[object, List[Problem]]:
-    """Lint ``source`` as the plugin does (the pre-check first); ``wanted(source)`` filters."""
-    candidates = precheck.rules_for_words(source, settings, tuple(rules))
-    try:
-        tree = ast.parse(source)  # every file: one that does not parse is reported, not skipped
-    except SyntaxError as error:
-        raise checker.ParseFailure("%s (line %s)" % (error.msg, error.lineno)) from None
-    except (ValueError, RecursionError, MemoryError) as error:
-        raise checker.ParseFailure(str(error) or type(error).__name__) from None
-    if not candidates:
-        return None, []
-    chosen = checker.select_rules(source, tree, settings, candidates, filename, words_checked=True)
-    if not chosen:
-        return None, []
-    module = checker.parse(source, ast_checked=True)
-    ctx, findings = checker.analyse(module, settings, chosen, filename)
+    """Lint ``source`` as the plugin does; ``wanted(source)`` filters.  Every file is parsed
+    (``ast``, cheap), so one that does not parse is reported, not skipped by the pre-check."""
+    tree = checker.parse_ast(source)
+    ctx, findings = checker.analyse_source(source, settings, rules, tree=tree, filename=filename)
     if not findings:
         return ctx, []
     keep = wanted(source)
