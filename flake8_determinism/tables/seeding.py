@@ -10,7 +10,7 @@ MS_DATASET = "mindspore.dataset"  # the pipeline seed of mindspore.dataset
 FRAMEWORKS = (RANDOM, NUMPY, TORCH, TF, MS)
 # Imports of these give the seeding block something to seed (``determinism-fix``): the
 # frameworks, and the libraries whose own helper the block calls.
-SEEDABLE_ROOTS = frozenset(FRAMEWORKS) | {"keras", "lightning", "pytorch_lightning", "accelerate", "transformers"}
+SEEDABLE_ROOTS = frozenset(FRAMEWORKS) | {"keras", "lightning", "pytorch_lightning", "accelerate"}
 ALL_FRAMEWORKS = frozenset(FRAMEWORKS) | {CUDA, MS_DATASET}
 
 _PY_NP_TORCH = frozenset({RANDOM, NUMPY, TORCH, CUDA})
@@ -81,6 +81,7 @@ SEEDING_METHODS = {"seed_everything": _PY_NP_TORCH}
 SEEDING_TRAINER_ROOTS = frozenset({"transformers", "trl"})
 SEEDING_TRAINER_SUFFIX = "Trainer"
 TRAINER_SEEDS = _PY_NP_TORCH
+SEEDABLE_ROOTS |= SEEDING_TRAINER_ROOTS  # a Trainer script: the block calls transformers.set_seed
 MODEL_INIT_KEYWORD = "model_init"  # a Trainer that builds the model itself, after seeding
 # What draws new weights before such a Trainer seeds: a PEFT adapter (LoRA's A is
 # random), a pretrained model with a new head, a model built from a config.
