@@ -6,7 +6,7 @@ from typing import Iterable, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 
-from . import precheck
+from . import guard, precheck
 from .analysis.context import FileContext
 from .positions import start_positions
 from .rules import ALL_RULES
@@ -40,6 +40,10 @@ KNOWN_NAMES = _known_names()
 
 class ParseFailure(Exception):
     """libcst could not parse the file (flake8 reports the syntax error itself as E999)."""
+
+
+class Skipped(ParseFailure):
+    """The file parses, but its shape would make libcst too slow (``guard``): not analysed."""
 
 
 def parse(source: str, ast_checked: bool = False) -> cst.Module:
@@ -130,7 +134,8 @@ def analyse_source(
     filename: str = "",
 ) -> Tuple[Optional[FileContext], List[Tuple[Finding, object]]]:
     """The file's context and its findings with their fixes (``analyse``); (None, []) when
-    nothing can fire.  Raises ``ParseFailure`` when the source does not parse.
+    nothing can fire.  Raises ``ParseFailure`` when the source does not parse, ``Skipped``
+    (a kind of it) when its shape would make libcst's parse too slow (``guard``).
 
     ``tree`` is the ``ast`` tree when the caller has one (flake8 does); without
     it we build one: ~10x cheaper than libcst's parse, it rejects what Python
@@ -152,6 +157,9 @@ def analyse_source(
         rules = _outside_tests(rules, settings, filename, tree)
     if not rules:
         return None, []
+    reason = guard.reason_to_skip(tree, source)
+    if reason:
+        raise Skipped(reason)
     # libcst builds hundreds of thousands of small acyclic objects; the cyclic
     # GC would rescan them again and again (25-30 % of the parse on large files).
     collecting = gc.isenabled()

@@ -31,6 +31,7 @@ class FileReport(NamedTuple):
     diff: str = ""
     output: Optional[bytes] = None  # the fixed source in the file's encoding, for ``-`` (stdin)
     error: str = ""
+    skipped: str = ""  # why the file was not analysed (``guard``): a valid file, not an error
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -157,7 +158,7 @@ def _progress(show: bool, done: int, total: int) -> None:
 
 def fix_file(job: Job) -> FileReport:
     """Fix one file; every failure becomes one line in the report, never a traceback."""
-    from ..checker import ParseFailure
+    from ..checker import ParseFailure, Skipped
     from ..rules import ALL_RULES, FIXABLE_RULES
     from .transform import fix_source
 
@@ -169,6 +170,8 @@ def fix_file(job: Job) -> FileReport:
         try:
             result = fix_source(source.text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display,
                                 rules, check_only=job.mode == "check")
+        except Skipped as error:
+            return FileReport(job.display, skipped=str(error), output=source.raw if job.stdin is not None else None)
         except ParseFailure as error:
             raise SourceError("cannot parse: %s" % error) from None
         except RecursionError:
@@ -223,6 +226,9 @@ def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
                 print("# " + line, file=out)
     for report in errors:
         print("determinism-fix: %s: %s" % (report.path, report.error), file=sys.stderr)
+    skipped = [r for r in reports if r.skipped]
+    for report in skipped:
+        print("determinism-fix: %s: skipped, not checked: %s" % (report.path, report.skipped), file=sys.stderr)
     found = sum(r.found for r in reports)
     fixed = sum(r.fixed for r in reports)
     left = found - fixed
@@ -230,7 +236,7 @@ def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
     unsafe = sum(len(r.unsafe) for r in reports)
     changed = sum(1 for r in reports if r.changed)
     summary_to = sys.stderr if any(r.path == "-" for r in reports) else out
-    checked = len(reports) - len(errors)
+    checked = len(reports) - len(errors) - len(skipped)
     if mode == "write" and not found:
         summary = "No problems found in %d file%s" % (checked, "" if checked == 1 else "s")
     elif mode == "write":
@@ -241,6 +247,8 @@ def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
             changed, "" if changed == 1 else "s", fixed, "" if fixed == 1 else "es")
     if unsafe:
         summary += " (%d more fixable with --unsafe-fixes)" % unsafe
+    if skipped:
+        summary += "; %d file%s skipped" % (len(skipped), "" if len(skipped) == 1 else "s")
     print(summary + ".", file=summary_to)
     if errors:
         return EXIT_ERROR
