@@ -46,7 +46,7 @@ SHAPES: Dict[str, Callable[[], str]] = {
     "list of 100,000 numbers on one line": lambda: "x = [" + ", ".join(map(str, range(100000))) + "]\n",
     "call with 100,000 arguments": lambda: "x = f(" + ", ".join("a%d" % i for i in range(100000)) + ")\n",
     "string of 10 MB": lambda: "x = '" + "a" * 10_000_000 + "'\n",
-    "10,000 implicitly joined strings": lambda: "x = (" + " ".join("'a'" for _ in range(10000)) + ")\n",
+    "3,000 implicitly joined strings": lambda: "x = (" + " ".join("'a'" for _ in range(3000)) + ")\n",
     "dict of 50,000 lines": lambda: "x = {\n" + "".join("    %d: 'v%d',\n" % (i, i) for i in range(50000)) + "}\n",
     "50,000 lines of functions": lambda: "".join(
         "def f%d(x):\n    return torch.randn(3) + x * %d\n\n\n" % (i, i) for i in range(12500)),

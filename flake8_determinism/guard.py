@@ -1,18 +1,20 @@
-"""Refuse, before libcst sees it, a file whose shape would make libcst's parse too slow.
+"""Refuse, before libcst sees it, a file that would make libcst's parse too slow or too big.
 
 libcst's native parser takes time that grows with the *square* of how deeply an
 expression nests, and nesting inside brackets costs most: a 1,600-term
 ``a + b + ...`` chain takes ~0.9 s, 40 nested calls ``f(f(...))`` on each of
 1,000 lines ~25 s, while ``ast.parse`` takes milliseconds for either.  Python 3.9
 even accepts a 20,000-term chain (3.11 rejects it), which libcst would take
-minutes over.
+minutes over.  Its tree also takes up to 6 KB per ``ast`` node: a list of
+100,000 numbers on one line costs 380 MB.
 
-So we estimate libcst's time from the ``ast`` tree (flake8 has already built
-it) with a cost model fitted on those shapes (``COSTS``), and skip a file whose
-estimate is over ``BUDGET_PER_1000_LINES`` (files under 1,000 lines get the
-budget of 1,000), or that nests deeper than libcst's recursion can take.  The
-model overestimates every shape we measured, so a file it lets through keeps
-the bound; real code sits far below it (see the README, "Limits").
+So we estimate libcst's time and memory from the ``ast`` tree (flake8 has already
+built it) with a cost model fitted on such shapes (``benchmarks/shapes.py``) and on
+torch's own sources, and skip a file whose estimate is over the budget per 1,000
+lines (files under 1,000 lines get the budget of 1,000) or that nests deeper than
+libcst's recursion can take.  The model overestimates what we measured, so a file
+it lets through keeps the bounds the README states ("Limits"); no file of torch's
+own sources is skipped.
 """
 
 import ast
@@ -25,6 +27,11 @@ BYTE_US = 2.0  # per byte of source: every token costs, even those ``ast`` folds
 NODE_US = 15.0  # per ast node: a huge literal costs by its size alone
 DEPTH_US = 1.5  # per unit of weighted nesting depth, summed over the nodes that nest
 BUDGET_PER_1000_LINES_US = 1_500_000.0
+# Peak memory of libcst's tree, measured on torch's largest files and on the shapes: up to
+# 6 KB per ast node (a node of ``ast`` becomes several of libcst's), and the text itself.
+NODE_KB = 6.0
+BYTE_B = 3.0
+MEMORY_PER_1000_LINES_MB = 60.0
 # Beyond this weighted depth we stop whatever the budget: libcst recurses once per level.
 MAX_DEPTH = 2000
 
@@ -57,6 +64,10 @@ class Estimate(NamedTuple):
     @property
     def seconds(self) -> float:
         return (self.size * BYTE_US + self.nodes * NODE_US + self.depth_units * DEPTH_US) / 1e6
+
+    @property
+    def megabytes(self) -> float:
+        return (self.nodes * NODE_KB * 1024 + self.size * BYTE_B) / 2 ** 20
 
 
 def estimate(tree: ast.AST, source: str) -> Estimate:
@@ -97,6 +108,10 @@ def budget_seconds(line_count: int) -> float:
     return BUDGET_PER_1000_LINES_US * max(line_count, 1000) / 1000 / 1e6
 
 
+def budget_megabytes(line_count: int) -> float:
+    return MEMORY_PER_1000_LINES_MB * max(line_count, 1000) / 1000
+
+
 def reason_to_skip(tree: ast.AST, source: str) -> Optional[str]:
     """Why libcst must not parse ``source`` (whose tree is ``tree``), in one line; None when it may."""
     line_count = source.count("\n") + 1
@@ -107,4 +122,7 @@ def reason_to_skip(tree: ast.AST, source: str) -> Optional[str]:
     if found.seconds > budget_seconds(line_count):
         return "too complex to analyse in time (%d syntax nodes, %d bytes in %d lines: estimated %.1f s, budget %.1f s)" % (
             found.nodes, found.size, line_count, found.seconds, budget_seconds(line_count))
+    if found.megabytes > budget_megabytes(line_count):
+        return "too large to analyse in bounded memory (%d syntax nodes in %d lines: estimated %.0f MB, budget %.0f MB)" % (
+            found.nodes, line_count, found.megabytes, budget_megabytes(line_count))
     return None
