@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from flake8_determinism.settings import installed_torch_version
+
 SOURCES = {
     "lib.py": "import random\n\n\ndef jitter():\n    return random.random()\n",
     "det.py": "import torch\n\ntorch.use_deterministic_algorithms(True)\n",
@@ -54,7 +56,11 @@ per-file-ignores = ["quiet.py:DET101"]
 extend-exclude = ["vendored"]
 """
 
-UNCONFIGURED = ["listing.py:4:13 DET206", "quiet.py:4:11 DET101", "seeded.py:7:11 DET101", "vendored/v.py:4:11 DET101"]
+# Without configuration the target is the installed torch: below 2.10 (Python 3.9 has no newer
+# torch) det.py's cuBLAS workspace is reported there too.
+OLD_TORCH = ["det.py:3:1 DET305"] if installed_torch_version() < (2, 10) else []
+UNCONFIGURED = sorted(OLD_TORCH + [
+    "listing.py:4:13 DET206", "quiet.py:4:11 DET101", "seeded.py:7:11 DET101", "vendored/v.py:4:11 DET101"])
 CONFIGURED = ["det.py:3:1 DET305", "lib.py:5:12 DET101"]
 FINDING = re.compile(r"^(?:\./)?(.+?):(\d+):(\d+): (DET\d+) ", re.MULTILINE)
 
@@ -86,8 +92,8 @@ def test_without_configuration_every_option_file_is_reported_and_fixed(tmp_path)
     before = make_project(tmp_path, {})
     assert findings(run("flake8", tmp_path).stdout) == UNCONFIGURED
     fix = run("determinism-fix", tmp_path)
-    assert fix.returncode == 0, fix.stdout + fix.stderr
-    assert findings(fix.stdout) == []
+    assert fix.returncode == (1 if OLD_TORCH else 0), fix.stdout + fix.stderr
+    assert findings(fix.stdout) == OLD_TORCH  # DET305 has no fix
     assert fixed_files(tmp_path, before) == ["listing.py", "quiet.py", "seeded.py", "vendored/v.py"]
 
 
