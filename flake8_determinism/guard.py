@@ -23,14 +23,14 @@ from typing import NamedTuple, Optional
 
 # Microseconds of libcst parse per unit, on the 2-core CI machine; fitted on the
 # shapes of ``benchmarks/shapes.py`` and on torch's own sources, with a margin.
-BYTE_US = 2.0  # per byte of source: every token costs, even those ``ast`` folds away
+CHAR_US = 2.0  # per character of source: every token costs, even those ``ast`` folds away
 NODE_US = 15.0  # per ast node: a huge literal costs by its size alone
 DEPTH_US = 1.5  # per unit of weighted nesting depth, summed over the nodes that nest
 BUDGET_PER_1000_LINES_US = 1_500_000.0
 # Peak memory of libcst's tree, measured on torch's largest files and on the shapes: up to
 # 6 KB per ast node (a node of ``ast`` becomes several of libcst's), and the text itself.
 NODE_KB = 6.0
-BYTE_B = 3.0
+CHAR_B = 3.0
 MEMORY_PER_1000_LINES_MB = 60.0
 # Beyond this weighted depth we stop whatever the budget: libcst recurses once per level.
 MAX_DEPTH = 2000
@@ -56,18 +56,18 @@ _GROUPING_RUN = re.compile(r"\((?:[ \t\f\r\n]*(?:#[^\r\n]*)?\\?[ \t\f\r\n]*\()+"
 
 
 class Estimate(NamedTuple):
-    size: int  # bytes (characters) of source
+    size: int  # characters of source
     nodes: int
     depth_units: int  # nesting depth summed over all nodes, brackets weighted
     deepest: int  # the largest weighted depth of any node
 
     @property
     def seconds(self) -> float:
-        return (self.size * BYTE_US + self.nodes * NODE_US + self.depth_units * DEPTH_US) / 1e6
+        return (self.size * CHAR_US + self.nodes * NODE_US + self.depth_units * DEPTH_US) / 1e6
 
     @property
     def megabytes(self) -> float:
-        return (self.nodes * NODE_KB * 1024 + self.size * BYTE_B) / 2 ** 20
+        return (self.nodes * NODE_KB * 1024 + self.size * CHAR_B) / 2 ** 20
 
 
 def estimate(tree: ast.AST, source: str) -> Estimate:
@@ -120,9 +120,11 @@ def reason_to_skip(tree: ast.AST, source: str) -> Optional[str]:
         return "an expression nests too deeply (depth %d, limit %d; a bracket counts %d)" % (
             found.deepest, MAX_DEPTH, BRACKETS)
     if found.seconds > budget_seconds(line_count):
-        return "too complex to analyse in time (%d syntax nodes, %d bytes in %d lines: estimated %.1f s, budget %.1f s)" % (
-            found.nodes, found.size, line_count, found.seconds, budget_seconds(line_count))
+        return "too complex to analyse in time (%d syntax nodes, %d characters in %d lines: %s)" % (
+            found.nodes, found.size, line_count, "estimated %.1f s, budget %.1f s" % (
+                found.seconds, budget_seconds(line_count)))
     if found.megabytes > budget_megabytes(line_count):
-        return "too large to analyse in bounded memory (%d syntax nodes in %d lines: estimated %.0f MB, budget %.0f MB)" % (
-            found.nodes, line_count, found.megabytes, budget_megabytes(line_count))
+        return "too large to analyse in bounded memory (%d syntax nodes in %d lines: %s)" % (
+            found.nodes, line_count, "estimated %.0f MB, budget %.0f MB" % (
+                found.megabytes, budget_megabytes(line_count)))
     return None
