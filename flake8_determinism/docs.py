@@ -323,7 +323,7 @@ def write_all(root: Path) -> List[str]:
     for name, text in pages.items():
         path = folder / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8", newline="\n")
+            _write(path, text)
     for path in folder.iterdir():
         if _is_page(path) and path.name not in pages:
             path.unlink()
@@ -331,8 +331,14 @@ def write_all(root: Path) -> List[str]:
     readme = readme_path.read_text(encoding="utf-8")
     updated = with_table(readme)
     if updated != readme:
-        readme_path.write_text(updated, encoding="utf-8", newline="\n")
+        _write(readme_path, updated)
     return stale
+
+
+def _write(path: Path, text: str) -> None:
+    # ``Path.write_text(newline=)`` is Python 3.10+.
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        out.write(text)
 
 
 def _default_root() -> Path:
