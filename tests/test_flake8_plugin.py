@@ -1,4 +1,5 @@
-"""The plugin as users run it: the flake8 command, its config files, and bad input."""
+"""The plugin as users run it: the flake8 command and its config files.  Bad input (syntax
+errors, Python 2, encodings, empty and huge files...) is in ``tests/test_bad_input.py``."""
 
 import subprocess
 import sys
@@ -80,41 +81,6 @@ def test_bad_torch_version_is_a_clear_error(tmp_path):
     assert result.returncode != 0
     assert "MAJOR.MINOR" in result.stderr
     assert "Traceback" not in result.stderr
-
-
-BAD_INPUTS = {
-    "syntax_error.py": b"import random\ndef f(:\n    random.random()\n",
-    "python2.py": b"import random\nprint 'x', random.random()\nexec 'y = 1'\n",
-    "latin1.py": "import random\nname = 'caf\xe9'\nx = random.random()\n".encode("latin-1"),
-    "empty.py": b"",
-    "only_comment.py": b"# nothing here\n",
-    "bom.py": b"\xef\xbb\xbfimport random\nx = random.random()\n",
-    "cookie.py": "# -*- coding: latin-1 -*-\nimport random\nname = 'caf\xe9'\nx = random.random()\n".encode("latin-1"),
-}
-
-
-@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
-def test_bad_input_never_crashes(tmp_path, name):
-    (tmp_path / name).write_bytes(BAD_INPUTS[name])
-    result = flake8("--select=DET,E9", name, cwd=tmp_path)
-    assert "Traceback" not in result.stderr + result.stdout
-    assert result.stderr == "" or "DET" not in result.stderr
-    reported = codes_by_line(result.stdout)
-    if name in ("syntax_error.py", "python2.py"):
-        assert [r for r in reported if "DET" in r] == [] and any("E999" in r for r in reported)
-    if name in ("empty.py", "only_comment.py"):
-        assert reported == []
-    if name in ("bom.py",):
-        assert reported == ["2:5 DET101"]
-    if name == "cookie.py":
-        assert reported == ["4:5 DET101"]
-
-
-def test_huge_file_is_linted(tmp_path):
-    body = "".join("def f%d(x):\n    return x + %d\n\n\n" % (i, i) for i in range(20000))
-    (tmp_path / "huge.py").write_text("import random\n\n\n" + body + "x = random.random()\n")
-    result = flake8("--select=DET", "huge.py", cwd=tmp_path)
-    assert codes_by_line(result.stdout) == ["%d:5 DET101" % (3 + 20000 * 4 + 1)]
 
 
 def test_unparsable_by_libcst_gives_no_report_and_no_exception():

@@ -175,7 +175,7 @@ def fix_file(job: Job) -> FileReport:
         except ParseFailure as error:
             raise SourceError("cannot parse: %s" % error) from None
         except RecursionError:
-            raise SourceError("too deeply nested to parse") from None
+            raise SourceError("too deeply nested to parse or fix (Python's recursion limit); left as it is") from None
         changed = result.changed
         report = FileReport(
             job.display, changed, len(result.found), max(0, len(result.found) - len(result.left)),
@@ -189,13 +189,15 @@ def fix_file(job: Job) -> FileReport:
         if changed and job.mode == "write":
             write_atomically(source, result.source)
         return report
+    # On an error stdin's bytes go back to stdout unchanged (as for a skipped file): a pipe
+    # through the codemod never loses the code, and the exit status says it was not fixed.
     except SourceError as error:
-        return FileReport(job.display, error=str(error))
+        return FileReport(job.display, error=str(error), output=job.stdin)
     except OSError as error:
-        return FileReport(job.display, error=error.strerror or str(error))
+        return FileReport(job.display, error=error.strerror or str(error), output=job.stdin)
     except Exception as error:  # noqa: BLE001 - a bug of ours must not take the other files down
         return FileReport(job.display, error="internal error, file left as it is (%s: %s)"
-                          % (type(error).__name__, error))
+                          % (type(error).__name__, error), output=job.stdin)
 
 
 def _line(path: str, finding) -> str:
@@ -204,6 +206,9 @@ def _line(path: str, finding) -> str:
 
 
 def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show "é" or "—": escaped, no traceback
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     out = sys.stdout
     errors = [r for r in reports if r.error]
     for report in reports:
@@ -249,7 +254,10 @@ def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
         summary += " (%d more fixable with --unsafe-fixes)" % unsafe
     if skipped:
         summary += "; %d file%s skipped" % (len(skipped), "" if len(skipped) == 1 else "s")
-    print(summary + ".", file=summary_to)
+    if errors:
+        summary += "; %d error%s" % (len(errors), "" if len(errors) == 1 else "s")
+    if checked or skipped or not errors:  # when every file failed, its error line says it all
+        print(summary + ".", file=summary_to)
     if errors:
         return EXIT_ERROR
     if mode == "write":
