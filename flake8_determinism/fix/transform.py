@@ -70,7 +70,7 @@ class DeterminismFix(VisitorBasedCodemodCommand):
         and the metadata wrapper the base class builds would visit a copy."""
         tree = tree.visit(self)
         if AddImportsVisitor.CONTEXT_KEY in self.context.scratch:
-            tree = AddImportsVisitor(self.context).transform_module(tree)
+            tree = _add_imports(tree, self.context)
         return tree
 
     def on_leave(self, original_node, updated_node):
@@ -110,6 +110,23 @@ class DeterminismFix(VisitorBasedCodemodCommand):
             leading.append(cst.EmptyLine(comment=cst.Comment(comment)))
         statements[0] = statements[0].with_changes(leading_lines=leading)
         return statements
+
+
+def _add_imports(tree: cst.Module, context: CodemodContext) -> cst.Module:
+    """``AddImportsVisitor`` on the module's head: the docstring, the leading imports and the
+    first statement after them, which is all it reads or changes.  On the whole module its
+    matching recurses once per top-level statement (a docstring and ~950 statements
+    overflowed the stack), and its metadata wrapper copies the whole tree."""
+    body = list(tree.body)
+    end = 1 if body and not _is_import(body[0]) else 0  # a docstring or ``__strict__``
+    while end < len(body) and _is_import(body[end]):
+        end += 1
+    head = AddImportsVisitor(context).transform_module(tree.with_changes(body=body[:end + 1]))
+    return head.with_changes(body=list(head.body) + body[end + 1:])
+
+
+def _is_import(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], (cst.Import, cst.ImportFrom))
 
 
 def _seed_name(module: cst.Module, insert_at: int, first_work: int) -> Tuple[str, bool, int]:
