@@ -177,10 +177,15 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
             return FileFix(current, found, unfixed, _unsafe(left) if not unsafe else [], True)
         command = DeterminismFix(CodemodContext(filename=filename or None), ctx, fixes, settings, seed)
         fixed = command.transform_module(ctx.module).code
-        if fixed == current or not _parses(fixed):
+        if fixed == current:
             break
-        current = fixed
-        ctx, left = _problems(current, settings, rules, filename, wanted)
+        try:  # linting the output is also the check that it parses (ast, then libcst)
+            next_ctx, next_left = _problems(fixed, settings, rules, filename, wanted)
+        except (checker.ParseFailure, RecursionError):
+            break  # never returned: the last output that parsed stands
+        if next_ctx is None and not _parses(fixed):  # nothing left to lint: libcst never saw it
+            break
+        current, ctx, left = fixed, next_ctx, next_left
     return FileFix(current, found, left, _unsafe(left), current != source)
 
 
