@@ -58,7 +58,7 @@ def parse(source: str, ast_checked: bool = False) -> cst.Module:
         return cst.parse_module(source)
     except (cst.ParserSyntaxError, RecursionError, MemoryError, ValueError, SyntaxError) as error:
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise Skipped("libcst cannot parse it, though Python can (%s)" % detail) from None
+        raise Skipped("not checked: libcst cannot parse it, though Python can (%s)" % detail) from None
 
 
 def check_module(
@@ -192,7 +192,7 @@ def analyse_source(
         return None, []
     reason = guard.reason_to_skip(tree, source)
     if reason:
-        raise Skipped(reason)
+        raise Skipped("not checked: " + reason)
     # libcst builds hundreds of thousands of small acyclic objects; the cyclic
     # GC would rescan them again and again (25-30 % of the parse on large files).
     collecting = gc.isenabled()

@@ -112,7 +112,7 @@ def test_codemod_says_skipped_in_one_line_and_flake8_says_nothing(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert fix.returncode == 0, fix.stderr
     assert fix.stderr.splitlines() == [
-        "determinism-fix: %s: skipped, not checked: %s" % (path, guard.reason_to_skip(
+        "determinism-fix: %s: skipped: not checked: %s" % (path, guard.reason_to_skip(
             ast.parse(before.decode()), before.decode()))]
     assert "1 file skipped" in fix.stdout and path.read_bytes() == before
     piped = subprocess.run([sys.executable, "-m", "flake8_determinism.fix", "-"], input=before,

@@ -233,7 +233,7 @@ def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
         print("determinism-fix: %s: %s" % (report.path, report.error), file=sys.stderr)
     skipped = [r for r in reports if r.skipped]
     for report in skipped:
-        print("determinism-fix: %s: skipped, not checked: %s" % (report.path, report.skipped), file=sys.stderr)
+        print("determinism-fix: %s: skipped: %s" % (report.path, report.skipped), file=sys.stderr)
     found = sum(r.found for r in reports)
     fixed = sum(r.fixed for r in reports)
     left = found - fixed

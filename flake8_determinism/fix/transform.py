@@ -172,6 +172,8 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
         fixes = [p.fix for p in chosen if p.fix is not None and (p.fix.safe or unsafe)]
         if not fixes or ctx is None:
             break
+        if current is source:
+            _check_rewritable(ctx.module, source)
         if check_only:
             unfixed = [p for p in left if p.fix is None or not (p.fix.safe or unsafe)]
             return FileFix(current, found, unfixed, _unsafe(left) if not unsafe else [], True)
@@ -187,6 +189,21 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
             break
         current, ctx, left = fixed, next_ctx, next_left
     return FileFix(current, found, left, _unsafe(left), current != source)
+
+
+def _check_rewritable(module: cst.Module, source: str) -> None:
+    """The codemod writes the file back from libcst's tree: refuse (``Skipped``) a file that
+    tree does not reproduce byte for byte, or whose indentation libcst cannot write, rather
+    than change lines no fix asked for.  (libcst 1.9 drops a final lone CR, and blank lines
+    before a last whitespace-only line; it rejects a form feed in the first indentation.)"""
+    try:
+        module.config_for_parsing
+    except ValueError:
+        raise checker.Skipped("not fixed: libcst cannot write code in this file's indentation "
+                              "(%r); flake8 still reports its problems" % module.default_indent) from None
+    if module.code != source:
+        raise checker.Skipped("not fixed: libcst would not write back the lines no fix touches as they "
+                              "are (line endings or blank lines at the end); flake8 still reports its problems")
 
 
 def _unsafe(found: List[Problem]) -> List[Problem]:
