@@ -41,6 +41,7 @@ SHAPES: Dict[str, Callable[[], str]] = {
     "190 nested parentheses": lambda: "x = " + "(" * 190 + "a" + ")" * 190 + "\n",
     "1,000 lines of 40 nested calls": lambda: ("x = " + "f(" * 40 + ")" * 40 + "\n") * 1000,
     "1,000 lines of 190 nested parentheses": lambda: ("x = " + "(" * 190 + "a" + ")" * 190 + "\n") * 1000,
+    "parenthesis and 1,000,000 spaces": lambda: "x = (" + " " * 1_000_000 + "1)\n",
     "99 nested blocks": lambda: "".join(" " * i + "if x:\n" for i in range(99)) + " " * 99 + "pass\n",
     # Huge literals and files.
     "list of 100,000 numbers on one line": lambda: "x = [" + ", ".join(map(str, range(100000))) + "]\n",

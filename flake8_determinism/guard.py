@@ -52,7 +52,9 @@ _LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del} | {
 
 # Parentheses that only group, ``((((x))))``, leave no trace in the ``ast`` tree but nest in
 # libcst's; a run of them is found in the text (in a string too: that only overestimates).
-_GROUPING_RUN = re.compile(r"\((?:[ \t\f\r\n]*(?:#[^\r\n]*)?\\?[ \t\f\r\n]*\()+")
+# Each alternative between two ``(`` starts with its own character, so matching stays linear
+# (overlapping ``\s*`` runs made it quadratic in a long run of spaces).
+_GROUPING_RUN = re.compile(r"\((?:(?:[ \t\f\r\n]|\\|#[^\r\n]*)*\()+")
 
 
 class Estimate(NamedTuple):
