@@ -10,6 +10,7 @@ not show is never fixed.
 
 import argparse
 import difflib
+import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import List, NamedTuple, Optional, Sequence
@@ -136,12 +137,12 @@ def _run(jobs: List[Job], workers: int) -> List[FileReport]:
     reports: List[FileReport] = []
     if workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for report in pool.map(fix_file, jobs, chunksize=4):
+            for report in pool.map(fix_and_release, jobs, chunksize=4):
                 reports.append(report)
                 _progress(show, len(reports), len(jobs))
     else:
         for job in jobs:
-            reports.append(fix_file(job))
+            reports.append(fix_and_release(job))
             _progress(show, len(reports), len(jobs))
     if show:
         sys.stderr.write("\r\033[K")
@@ -154,6 +155,23 @@ def _progress(show: bool, done: int, total: int) -> None:
         filled = width * done // total
         sys.stderr.write("\r[%s%s] %d/%d files" % ("#" * filled, "." * (width - filled), done, total))
         sys.stderr.flush()
+
+
+def fix_and_release(job: Job) -> FileReport:
+    """``fix_file``, then, after a large file, its trees are freed before the next one."""
+    from ..checker import RELEASE_AFTER_BYTES, release_memory
+
+    report = fix_file(job)
+    if job.stdin is not None and len(job.stdin) > RELEASE_AFTER_BYTES or _size(job.path) > RELEASE_AFTER_BYTES:
+        release_memory()
+    return report
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def fix_file(job: Job) -> FileReport:
