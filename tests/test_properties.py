@@ -148,9 +148,15 @@ def statement_lines(spans, line: int) -> Set[int]:
 
 
 def kept_in_order(protected: List[str], output: List[str]) -> bool:
-    """Whether ``protected`` is a subsequence of ``output`` (greedy matching is exact)."""
+    """Whether ``protected`` is a subsequence of ``output`` (greedy matching is exact).
+    A last line without a line break may gain one: code inserted after it needs it."""
     found = iter(output)
-    return all(any(line == other for other in found) for line in protected)
+    return all(any(line == other or _ends_file(line) and other in (line + "\n", line + "\r\n", line + "\r")
+                   for other in found) for line in protected)
+
+
+def _ends_file(line: str) -> bool:
+    return not line.endswith(("\n", "\r"))
 
 
 # -- Strategies ----------------------------------------------------------------------------
@@ -186,6 +192,7 @@ IMPORTS = (
     "import os, random",
     "try:\n    import numpy as np\nexcept ImportError:\n    np = None",
 )
+SHADOWS_SORTED = "sorted = list"  # the DET206/DET207 fix must not call it
 ML_HEADER = ("import glob\nimport os\nimport random\nimport numpy as np\nimport torch\n"
              "from torch.utils.data import DataLoader, Dataset, RandomSampler, random_split")
 SNIPPETS = (
@@ -244,7 +251,7 @@ SNIPPETS = (
     "args = parser.parse_args()\nif args.seed is not None:\n    random.seed(args.seed)",
     # ordinary code
     "def seed_worker(worker_id):\n    pass",
-    "sorted = list",
+    SHADOWS_SORTED,
     "data = list(range(10))",
     "ds = data",
     "def train(model):\n    for epoch in range(3):\n        model.step()\n    return model",
@@ -527,6 +534,9 @@ def test_fix_on_generated_python(source, settings_name, unsafe):
        filename=st.sampled_from([TRAIN, TRAIN, TRAIN, TEST_MODULE, "lib/model.py"]))
 @example(source=ALL_RULES[[r.code for r in ALL_RULES].index("DET109")].invalid[0], settings_name="default",
          unsafe=True, filename=TRAIN)  # DET109: the fix edits the declaration, not the reported guard
+@example(source="import random\nimport torch\nrandom.shuffle(items)\ndef set_seed(seed):\n    random.seed(seed)",
+         settings_name="default", unsafe=False, filename=TRAIN)  # the helper is completed at the end of the
+# file: its last line, which had no line break, gets one before ``torch.manual_seed(seed)``
 @example(source="from __future__ import annotations\n\nrandom.shuffle(items)\nimport lightning as L\n"
          "trainer = L.Trainer(benchmark=False)", settings_name="default", unsafe=False,
          filename=TRAIN)  # DET303 at line 1, fixed at the Trainer: Trainer(..., deterministic=True)
@@ -570,3 +580,13 @@ def test_file_libcst_cannot_write_back_is_reported_not_fixed(source):
     twin = cst.parse_module(source.replace("\x0c", "")).code
     assert not _not_rewritable(twin)
     assert "sorted(os.listdir('d'))" in fix_source(twin, Settings(), noqa=NOQA, filename=TRAIN).source
+
+
+# Found by these properties: a listing in a function that also binds ``sorted`` (here after
+# the call, so ``sorted`` is local in the whole function).  The DET206 fix wrapped the listing
+# in ``sorted(...)`` anyway (``edits.sorted_fix`` checked only the module scope): the fixed
+# code raised UnboundLocalError and every run wrapped it again.  Now no scope may bind it.
+def test_sorted_shadowed_in_a_function():
+    source = "import glob\ndef main():\n    files = glob.glob('*.png')\n    sorted = list\n\nmain()\n"
+    check_fix(source, "default", TRAIN, False)
+    assert "sorted(glob" not in fix_source(source, Settings(), noqa=NOQA, filename=TRAIN).source

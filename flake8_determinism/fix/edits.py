@@ -78,7 +78,7 @@ def wrap(node, function: str, what: str, key: Optional[str] = None, safe: bool =
 def sorted_fix(ctx, node, what: str, safe: bool = True, key: Optional[str] = None, call=None) -> Optional[Fix]:
     """``sorted(node)``; ``list(node)`` (``call``, else the node's parent) becomes ``sorted(node)``,
     the same list in a fixed order.  None where ``sorted`` is not the builtin."""
-    if "sorted" in ctx.index.module_scope.bindings:
+    if _binds_sorted(ctx.index):
         return None
     if call is None:
         call = ctx.index.parents.get(id(node))
@@ -91,6 +91,14 @@ def sorted_fix(ctx, node, what: str, safe: bool = True, key: Optional[str] = Non
 
         return Fix(what, ((call, rewrite),), frozenset(), safe)
     return wrap(node, "sorted", what, key, safe)
+
+
+def _binds_sorted(index) -> bool:
+    """Whether any scope of the module binds ``sorted``: then a ``sorted(...)`` we write may not
+    call the builtin (a local one made the fix raise and wrap itself again every run)."""
+    scopes = [index.module_scope, *(info.scope for info in index.functions.values()),
+              *(body for _, body, _ in index.classes)]
+    return any("sorted" in scope.bindings for scope in scopes)
 
 
 def sort_in_loop(loop, names: Sequence[str], what: str) -> Fix:
