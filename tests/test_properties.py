@@ -565,7 +565,8 @@ def test_deep_program_is_skipped_only_when_guard_says_so(depth):
 NOT_REWRITABLE = {
     "final lone CR": "import os\rfiles = os.listdir('d')\rfirst = files[0]\r",
     "blank lines before trailing whitespace": "import os\nfiles = os.listdir('d')\nfirst = files[0]\n\n \n",
-    "form feed in the first indentation": "import os\nclass A:\n\x0c\tpass\nfiles = os.listdir('d')\nfirst = files[0]\n",
+    "form feed in the first indentation":
+        "import os\nclass A:\n\x0c\tpass\nfiles = os.listdir('d')\nfirst = files[0]\n",
 }
 
 
