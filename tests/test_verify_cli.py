@@ -174,6 +174,16 @@ def test_ctrl_c_stops_the_command_and_what_it_started(tmp_path):
         assert not _alive(pid), "process %d outlived Ctrl-C" % pid
 
 
+def test_what_a_run_leaves_running_is_stopped_before_the_next(tmp_path):
+    script = copy("spawns_and_sleeps.py", tmp_path)
+    started = time.monotonic()
+    result = verify(tmp_path, "--", sys.executable, script, "pids", "--exit", timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert time.monotonic() - started < 30  # not the child's 120 s
+    parent, child = map(int, (tmp_path / "pids").read_text().split())
+    assert not _alive(child), "the child the command left running outlived the run"
+
+
 def _alive(pid):
     """Whether ``pid`` is still running (a zombie waiting for its parent counts as gone)."""
     try:
