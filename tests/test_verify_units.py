@@ -8,7 +8,7 @@ import re
 import pytest
 from hypothesis import given, strategies as st
 
-from flake8_determinism.verify.cli import parse, run_env
+from flake8_determinism.verify.cli import _hash_seed_notes, parse, run_env
 from flake8_determinism.verify.compare import Tolerance, compare, diagnose
 from flake8_determinism.verify.metrics import (DEFAULT_METRIC, MetricError, Step, extract, is_step, same_value,
                                                value_of, visible_lines)
@@ -153,6 +153,13 @@ def test_env_diff_gives_later_runs_other_hash_seeds():
     assert run_env(2, True, {"PYTHONHASHSEED": "random"})["PYTHONHASHSEED"] == "1"
     assert run_env(2, True, {})["PYTHONHASHSEED"] == "1"
     assert run_env(2, False, {"A": "b"}) == {"A": "b"}
+
+
+def test_a_fixed_hash_seed_is_mentioned_only_when_it_is_a_number():
+    assert _hash_seed_notes(False, ["0", "0"], True)[0].startswith("PYTHONHASHSEED is fixed in this environment (0)")
+    assert _hash_seed_notes(False, ["random", "random"], True) == []
+    assert _hash_seed_notes(False, ["unset", "unset"], True) == []
+    assert _hash_seed_notes(True, ["0", "1"], False)[0].startswith("The runs differed in PYTHONHASHSEED (0, 1)")
 
 
 def test_the_command_starts_after_double_dash_or_at_the_first_word():

@@ -134,7 +134,7 @@ def _verify(args: argparse.Namespace) -> int:
             problem = ""
         progress.end(number, result, len(steps))
         if result.timed_out or result.returncode != 0:
-            return _failed(args, result, shown)
+            return _failed(args, result, shown)  # its logs are kept: they tell why
         if problem:
             return _error("run %d: %s" % (number, problem))
         if not steps and number == 1:
@@ -161,17 +161,23 @@ def _hash_seed_notes(env_diff: bool, hash_seeds: Sequence[str], reproducible: bo
         return ["The runs differed in %s (%s): if they agree without --env-diff, the output depends on the"
                 " order of a set or on string hashes (DET207 reports orders taken from sets)." % (
                     HASH_SEED, ", ".join(hash_seeds))]
-    if not env_diff and reproducible and hash_seeds[0] != "unset":
+    if not env_diff and reproducible and hash_seeds[0].isdigit():  # "random" or unset: runs already differ
         return ["%s is fixed in this environment (%s), so every run hashed strings alike; --env-diff varies it"
                 " to expose a dependence on set order." % (HASH_SEED, hash_seeds[0])]
     return []
 
 
 def _keep(directory: Optional[str], result: RunResult) -> None:
+    """Write the run's output to --keep-logs; a log that cannot be written is said, and
+    the verification goes on."""
     if directory is None:
         return
     for name, data in (("stdout", result.out), ("stderr", result.err)):
-        Path(directory, "run-%d.%s" % (result.number, name)).write_bytes(data)
+        path = Path(directory, "run-%d.%s" % (result.number, name))
+        try:
+            path.write_bytes(data)
+        except OSError as error:
+            print("determinism-verify: cannot keep %s: %s" % (path, error.strerror or error), file=sys.stderr)
 
 
 def _error(message: str) -> int:
