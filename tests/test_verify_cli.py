@@ -209,6 +209,7 @@ def test_keep_logs_progress_on_stderr_and_more_runs(tmp_path):
         assert "determinism-verify: run %d/3: exit 0 after" % number in result.stderr
         assert (tmp_path / "logs" / ("run-%d.stdout" % number)).read_text().count("loss") == 5
         assert "9.9" in (tmp_path / "logs" / ("run-%d.stderr" % number)).read_text()
+    assert result.stderr.startswith("determinism-verify: 3 runs of: %s steady.py\n" % sys.executable)
     assert "determinism-verify" not in result.stdout
 
 

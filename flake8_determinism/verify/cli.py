@@ -115,11 +115,12 @@ def _verify(args: argparse.Namespace) -> int:
     shown = shlex.join(args.command)
     series = []  # type: List[list]
     hash_seeds = []  # type: List[str]
+    progress.announce("%d runs of: %s" % (args.runs, shown))
     for number in range(1, args.runs + 1):
         env = run_env(number, args.env_diff, dict(os.environ))
         hash_seeds.append(env.get(HASH_SEED, "unset"))
         note = " (%s=%s)" % (HASH_SEED, hash_seeds[-1]) if args.env_diff else ""
-        progress.start(number, (": " + shown if number == 1 else "") + note)
+        progress.start(number, note)
         try:
             result = run_command(args.command, number, env, args.timeout,
                                  lambda line: is_step(args.metric_regex, line), progress)

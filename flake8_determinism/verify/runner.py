@@ -47,6 +47,9 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.live = hasattr(self.stream, "isatty") and self.stream.isatty()
 
+    def announce(self, text: str) -> None:
+        self._say(text, final=True)
+
     def start(self, number: int, note: str) -> None:
         self._say("run %d/%d%s" % (number, self.runs, note), final=not self.live)
 
