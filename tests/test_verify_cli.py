@@ -18,6 +18,7 @@ import pytest
 SCRIPTS = Path(__file__).parent / "verify_scripts"
 EXAMPLES = Path(__file__).parent.parent / "examples"
 TIMEOUT = 300  # seconds per determinism-verify call: torch imports are slow on a loaded machine
+DIFFER_ATTEMPTS = 3  # verify calls on an unseeded torch script before concluding it looks reproducible
 
 
 def environment(**changes):
@@ -72,9 +73,16 @@ def test_bundled_example_diverges_and_its_fixed_copy_reproduces(tmp_path):
     subprocess.run([sys.executable, str(EXAMPLES / "make_data.py"), str(data)], check=True, timeout=TIMEOUT)
     shutil.copyfile(str(EXAMPLES / "train_example.py"), str(tmp_path / "train.py"))
     command = ["--", sys.executable, "train.py", "--data", str(data), "--epochs", "2", "--workers", "2"]
-    before = verify(tmp_path, *command)
+    # The tiny model's epoch losses differ by 0.003-0.03 between unseeded runs, but now and
+    # then one epoch lands within atol=1e-3 by chance: as with any nondeterminism, one pair
+    # of runs may miss it, and a user would run again.
+    for _ in range(DIFFER_ATTEMPTS):
+        before = verify(tmp_path, *command)
+        if before.returncode == 1:
+            break
     assert before.returncode == 1, before.stdout + before.stderr
-    assert "Diagnosis: step 0 differs" in before.stdout
+    assert ("Diagnosis: step 0 differs" in before.stdout
+            or "Diagnosis: step 0 matches, step 1 differs" in before.stdout), before.stdout
     assert "train.py:96:5: DET105" in before.stdout
 
     fix(tmp_path, "train.py")
