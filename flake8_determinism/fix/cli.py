@@ -15,6 +15,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import List, NamedTuple, Optional, Sequence
 
+from ..console import escape_what_terminals_cannot_show, plural
 from ..settings import Settings, parse_version
 from .files import SourceError, decode, encode, read_source, write_atomically
 
@@ -224,9 +225,7 @@ def _line(path: str, finding) -> str:
 
 
 def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
-    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show "é" or "—": escaped, no traceback
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+    escape_what_terminals_cannot_show()
     out = sys.stdout
     errors = [r for r in reports if r.error]
     for report in reports:
@@ -261,19 +260,18 @@ def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
     summary_to = sys.stderr if any(r.path == "-" for r in reports) else out
     checked = len(reports) - len(errors) - len(skipped)
     if mode == "write" and not found:
-        summary = "No problems found in %d file%s" % (checked, "" if checked == 1 else "s")
+        summary = "No problems found in %s" % plural(checked, "file")
     elif mode == "write":
-        summary = "Found %d problem%s (%d fixed, %d left for you) in %d file%s" % (
-            found, "" if found == 1 else "s", fixed, left, files, "" if files == 1 else "s")
+        summary = "Found %s (%d fixed, %d left for you) in %s" % (
+            plural(found, "problem"), fixed, left, plural(files, "file"))
     else:
-        summary = "%d file%s would be changed (%d fix%s)" % (
-            changed, "" if changed == 1 else "s", fixed, "" if fixed == 1 else "es")
+        summary = "%s would be changed (%s)" % (plural(changed, "file"), plural(fixed, "fix", "es"))
     if unsafe:
         summary += " (%d more fixable with --unsafe-fixes)" % unsafe
     if skipped:
-        summary += "; %d file%s skipped" % (len(skipped), "" if len(skipped) == 1 else "s")
+        summary += "; %s skipped" % plural(len(skipped), "file")
     if errors:
-        summary += "; %d error%s" % (len(errors), "" if len(errors) == 1 else "s")
+        summary += "; %s" % plural(len(errors), "error")
     if checked or skipped or not errors:  # when every file failed, its error line says it all
         print(summary + ".", file=summary_to)
     if errors:

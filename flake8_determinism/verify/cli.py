@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from ..console import escape_what_terminals_cannot_show, plural
 from . import report
 from .compare import Tolerance, compare
 from .metrics import DEFAULT_METRIC, MetricError, extract, is_step
@@ -98,9 +99,7 @@ def run_env(number: int, env_diff: bool, inherited: Dict[str, str]) -> Dict[str,
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show "—": escaped, no traceback
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+    escape_what_terminals_cannot_show()
     try:
         return _verify(args)
     except KeyboardInterrupt:
@@ -206,8 +205,8 @@ def _failed(args: argparse.Namespace, result: RunResult, shown: str) -> int:
 
 def _no_metric(metric: str, result: RunResult) -> int:
     counts = [len(text.splitlines()) for text in (result.stdout, result.stderr)]
-    lines = ["the metric %r matched no line with a value in run 1's output (%d line%s on stdout, %d on stderr),"
-             " so there is nothing to compare." % (metric, counts[0], "" if counts[0] == 1 else "s", counts[1]),
+    lines = ["the metric %r matched no line with a value in run 1's output (%s on stdout, %d on stderr),"
+             " so there is nothing to compare." % (metric, plural(counts[0], "line"), counts[1]),
              "Name the lines that carry the value with --metric REGEX; put (?P<value>...) around the value"
              " unless it is the first number after the match."]
     tail = result.stdout.rstrip().splitlines()[-5:]

@@ -30,11 +30,6 @@ class MetricError(ValueError):
     """A value the comparison cannot use: the message says which line and what to do."""
 
 
-def compile_metric(pattern: str) -> Pattern:
-    """The metric regex; ``re.error`` for a bad one (a usage error)."""
-    return re.compile(pattern)
-
-
 def visible_lines(output: str) -> List[str]:
     """The lines of ``output`` as a terminal finally shows them (``\\r`` overwrites)."""
     lines = []

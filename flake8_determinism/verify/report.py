@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Union
 
+from ..console import plural
 from .compare import Comparison, StepRow, Tolerance, diagnose
 
 HEAD = TAIL = 3  # rows always shown at each end of the table
@@ -79,7 +80,7 @@ def _layout(rows: Sequence[StepRow]) -> List[Union[StepRow, str]]:
 def _left_out(rows: Sequence[StepRow]) -> str:
     differing = sum(1 for row in rows if not row.agrees)
     what = "all match" if not differing else "all differ" if differing == len(rows) else "%d differ" % differing
-    return "%d step%s not shown (%s)" % (len(rows), "" if len(rows) == 1 else "s", what)
+    return "%s not shown (%s)" % (plural(len(rows), "step"), what)
 
 
 def verdict(comparison: Comparison, tolerance: Tolerance) -> List[str]:
@@ -93,8 +94,8 @@ def verdict(comparison: Comparison, tolerance: Tolerance) -> List[str]:
         return ["Reproducible: %d runs agree at %s (%s%s)." % (runs, where, tolerance.describe(), detail)]
     divergent = comparison.divergent
     first = divergent[0]
-    lines = ["Not reproducible: %d of %d step%s differ (%s); the first is step %d:" % (
-        len(divergent), steps, "" if steps == 1 else "s", tolerance.describe(), first.index)]
+    lines = ["Not reproducible: %d of %s differ (%s); the first is step %d:" % (
+        len(divergent), plural(steps, "step"), tolerance.describe(), first.index)]
     for number, step in enumerate(first.steps, 1):
         if step is None:
             lines.append("  run %d: (no step %d: it logged %d)" % (number, first.index, comparison.lengths[number - 1]))
@@ -154,6 +155,6 @@ def findings(command: Sequence[str]) -> List[str]:
     if not reported:
         return ["flake8 --select=DET %s finds nothing in the script itself: look at the modules it imports"
                 " (lint them too), or at a library it calls." % shown]
-    return (["flake8 --select=DET %s reports %d finding%s in the script:" % (
-        shown, len(reported), "" if len(reported) == 1 else "s")] + reported
+    return (["flake8 --select=DET %s reports %s in the script:" % (shown, plural(len(reported), "finding"))]
+            + reported
             + ["`determinism-fix %s` fixes what it can and lists the rest; then run this command again." % shown])

@@ -14,6 +14,8 @@ import threading
 import time
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
+from ..console import plural
+
 POLL = 0.2  # seconds between progress updates and timeout checks
 GRACE = 5.0  # seconds a stopped command gets to exit before SIGKILL
 
@@ -55,13 +57,13 @@ class Progress:
 
     def tick(self, number: int, seconds: float, steps: int) -> None:
         if self.live:
-            self._say("run %d/%d: %.0f s, %d step%s so far" % (number, self.runs, seconds, steps, _s(steps)),
+            self._say("run %d/%d: %.0f s, %s so far" % (number, self.runs, seconds, plural(steps, "step")),
                       final=False)
 
     def end(self, number: int, result: RunResult, steps: int) -> None:
         how = "timed out" if result.timed_out else "exit %d" % result.returncode
-        self._say("run %d/%d: %s after %.1f s, %d step%s" % (
-            number, self.runs, how, result.seconds, steps, _s(steps)), final=True)
+        self._say("run %d/%d: %s after %.1f s, %s" % (number, self.runs, how, result.seconds, plural(steps, "step")),
+                  final=True)
 
     def _say(self, text: str, final: bool) -> None:
         line = "determinism-verify: " + text
@@ -70,10 +72,6 @@ class Progress:
         else:
             self.stream.write(line + "\n")
         self.stream.flush()
-
-
-def _s(count: int) -> str:
-    return "" if count == 1 else "s"
 
 
 def run_command(command: Sequence[str], number: int, env: Dict[str, str], timeout: Optional[float],
