@@ -38,6 +38,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import pytest
 
+from run_support import fresh_environment
+
 TIMEOUT = 120  # seconds for one run of a tool on a small file, on a loaded 2-core machine
 BIG_TIMEOUT = 400  # the 50,000-line file in place, on the same machine
 SAME = None  # "the file's bytes afterwards": unchanged
@@ -215,17 +217,10 @@ def codemod_command() -> List[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "flake8_determinism.fix"]
 
 
-def environment(**extra: str) -> Dict[str, str]:
-    env = dict(os.environ)
-    env.pop("PYTHONHASHSEED", None)
-    env.update(extra)
-    return env
-
-
 def run(command: Sequence[str], cwd: Path, stdin: bytes = b"", timeout: float = TIMEOUT, **env: str) -> Run:
     """Run a tool; a hang fails the test (``TimeoutExpired``), so does a traceback."""
     proc = subprocess.run(list(command), cwd=str(cwd), input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          timeout=timeout, env=environment(**env))
+                          timeout=timeout, env=fresh_environment(**env))
     result = Run(proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace"))
     assert "Traceback" not in result.err + result.out.decode("utf-8", "replace"), result
     return result

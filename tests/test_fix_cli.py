@@ -23,6 +23,8 @@ from typing import Dict, NamedTuple, Optional
 
 import pytest
 
+from run_support import fresh_environment
+
 TIMEOUT = 120  # seconds per run: generous for a loaded machine
 
 # ------------------------------------------------------------------ example sources
@@ -207,12 +209,10 @@ class Result(NamedTuple):
 
 def fix(cwd: Path, *args: str, stdin: Optional[bytes] = None) -> Result:
     """Run the codemod in ``cwd``; never a traceback, whatever the outcome."""
-    env = dict(os.environ)
-    env.pop("PYTHONHASHSEED", None)
     proc = subprocess.run(
         [sys.executable, "-m", "flake8_determinism.fix", *args],
         cwd=str(cwd), input=stdin if stdin is not None else b"", stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, timeout=TIMEOUT, env=env,
+        stderr=subprocess.PIPE, timeout=TIMEOUT, env=fresh_environment(),
     )
     result = Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"),
                     proc.stdout)

@@ -15,27 +15,22 @@ from pathlib import Path
 
 import pytest
 
+from run_support import fresh_environment
+
 SCRIPTS = Path(__file__).parent / "verify_scripts"
 EXAMPLES = Path(__file__).parent.parent / "examples"
 TIMEOUT = 300  # seconds per determinism-verify call: torch imports are slow on a loaded machine
 DIFFER_ATTEMPTS = 3  # verify calls on an unseeded torch script before concluding it looks reproducible
 
 
-def environment(**changes):
-    env = dict(os.environ)
-    env.pop("PYTHONHASHSEED", None)
-    env.update(changes)
-    return env
-
-
 def verify(cwd, *args, env=None, timeout=TIMEOUT):
     return subprocess.run([sys.executable, "-m", "flake8_determinism.verify", *args], cwd=str(cwd),
-                          env=env or environment(), capture_output=True, text=True, timeout=timeout)
+                          env=env or fresh_environment(), capture_output=True, text=True, timeout=timeout)
 
 
 def fix(cwd, script):
     result = subprocess.run([sys.executable, "-m", "flake8_determinism.fix", script], cwd=str(cwd),
-                            env=environment(), capture_output=True, text=True, timeout=TIMEOUT)
+                            env=fresh_environment(), capture_output=True, text=True, timeout=TIMEOUT)
     assert result.returncode in (0, 1), result.stdout + result.stderr
     return result
 
@@ -93,9 +88,9 @@ def test_bundled_example_diverges_and_its_fixed_copy_reproduces(tmp_path):
 
 def test_env_diff_exposes_set_order_that_plain_runs_miss(tmp_path):
     script = copy("set_order.py", tmp_path)
-    fixed_hashing = environment(PYTHONHASHSEED="0")
+    fixed_hashing = fresh_environment(PYTHONHASHSEED="0")
     # precondition, checked rather than assumed: the set's order differs under hash seeds 0 and 1
-    outputs = {subprocess.run([sys.executable, script], cwd=str(tmp_path), env=environment(PYTHONHASHSEED=seed),
+    outputs = {subprocess.run([sys.executable, script], cwd=str(tmp_path), env=fresh_environment(PYTHONHASHSEED=seed),
                               capture_output=True, text=True, check=True).stdout for seed in ("0", "1")}
     assert len(outputs) == 2
 
@@ -168,7 +163,7 @@ def test_ctrl_c_stops_the_command_and_what_it_started(tmp_path):
     script = copy("spawns_and_sleeps.py", tmp_path)
     process = subprocess.Popen([sys.executable, "-m", "flake8_determinism.verify", "--", sys.executable, script,
                                 "pids"], cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=environment(), text=True)
+                               env=fresh_environment(), text=True)
     pid_file = tmp_path / "pids"
     deadline = time.monotonic() + 60
     while not pid_file.exists() or not pid_file.read_text().endswith("\n"):

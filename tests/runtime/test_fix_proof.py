@@ -20,7 +20,6 @@ hashing is randomised as in a real run.
 """
 
 import importlib.util
-import os
 import re
 import shutil
 import subprocess
@@ -30,6 +29,8 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 import pytest
+
+from run_support import fresh_environment
 
 FIXPROOF = Path(__file__).parent / "fixproof"
 
@@ -69,16 +70,9 @@ SAMPLES = ["%s_%d.txt" % (c, i) for c in CLASSES for i in range(3)]
 _FINDING = re.compile(r"^.*?:(\d+):(\d+): (DET\d{3}) ")
 
 
-def clean_env() -> dict:
-    """The environment of every subprocess: hash randomisation on, no stray seeds."""
-    env = dict(os.environ)
-    env.pop("PYTHONHASHSEED", None)
-    return env
-
-
 def run(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, *args], cwd=str(cwd), env=clean_env(), capture_output=True, text=True, timeout=TIMEOUT
+        [sys.executable, *args], cwd=str(cwd), env=fresh_environment(), capture_output=True, text=True, timeout=TIMEOUT
     )
 
 
