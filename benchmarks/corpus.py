@@ -37,7 +37,7 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
 
-from flake8_determinism.benchmark import read_source
+from flake8_determinism.benchmark import python_files, read_source
 from flake8_determinism.checker import check_source
 from flake8_determinism.settings import Settings
 
@@ -87,7 +87,7 @@ def _lint_one(job) -> Tuple[str, List[Report], Optional[str], float]:
 
 
 def lint_corpus(root: Path, settings: Settings, jobs: int, use_precheck: bool = True):
-    files = sorted(str(p.relative_to(root).as_posix()) for p in root.rglob("*.py") if p.is_file())
+    files = python_files(root)
     work = [(str(root), relative, settings, use_precheck) for relative in files]
     if jobs > 1:
         with Pool(jobs) as pool:

@@ -27,7 +27,6 @@ Exit status 1 when there is a traceback, an unparsable output or an unstable fil
 import argparse
 import ast
 import difflib
-import importlib.util
 import os
 import resource
 import sys
@@ -40,7 +39,7 @@ from typing import List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 
-from flake8_determinism import checker
+from flake8_determinism import benchmark, checker
 from flake8_determinism.fix import cli, transform
 from flake8_determinism.fix.config import CODES, Flake8Config
 from flake8_determinism.fix.files import SourceError, read_source
@@ -170,8 +169,7 @@ def warm_up() -> None:
 
 
 def python_files(root: Path, every: int = 1, limit: Optional[int] = None) -> List[str]:
-    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py") if p.is_file())
-    return files[::every][:limit]
+    return benchmark.python_files(root)[::every][:limit]
 
 
 def run(root: Path, files: List[str], settings: Settings, jobs: int = 1) -> List[Result]:
@@ -231,13 +229,6 @@ def report(results: List[Result], wall: float, slowest: int = 5) -> Tuple[str, i
     return "\n".join(out), 1 if tracebacks or unparsable or unstable else 0
 
 
-def torch_sources() -> Optional[Path]:
-    """The installed torch package's directory, without importing torch."""
-    spec = importlib.util.find_spec("torch")
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    return Path(locations[0]) if locations else None
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("root", nargs="?", type=Path, help="directory (default: the installed torch's sources)")
@@ -247,7 +238,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--strict", action="store_true", help="lint and fix in strict mode")
     parser.add_argument("--slowest", type=int, default=5, metavar="N", help="slowest files shown per tool")
     args = parser.parse_args(argv)
-    root = args.root or torch_sources()
+    root = args.root or benchmark.installed_torch_sources()
     if root is None or not root.is_dir():
         parser.error("give DIR (torch is not installed)" if root is None else "not a directory: %s" % root)
     if args.every < 1 or args.jobs < 1:

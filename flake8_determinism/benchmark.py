@@ -75,11 +75,23 @@ WITH_TORCHFIX = ("--without-determinism",)
 # ---------------------------------------------------------------- file selection
 
 
-def torch_source_dir() -> Path:
+def installed_torch_sources() -> Optional[Path]:
+    """The installed torch package's directory, found without importing torch; None without torch."""
     spec = importlib.util.find_spec("torch")
-    if spec is None or not spec.submodule_search_locations:
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]) if locations else None
+
+
+def torch_source_dir() -> Path:
+    found = installed_torch_sources()
+    if found is None:
         raise SystemExit("torch is not installed; pass a DIR to benchmark")
-    return Path(list(spec.submodule_search_locations)[0])
+    return found
+
+
+def python_files(root: Path) -> List[str]:
+    """Every ``*.py`` file under ``root``, as sorted POSIX paths relative to it (the corpus scripts' file list)."""
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py") if p.is_file())
 
 
 def evenly_spaced(items: Sequence, limit: Optional[int]) -> list:

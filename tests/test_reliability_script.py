@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_determinism import checker
+from flake8_determinism import benchmark, checker
 from flake8_determinism.fix import cli, transform
 from flake8_determinism.plugin import DeterminismChecker
 from flake8_determinism.settings import Settings
@@ -31,7 +31,7 @@ SUMMARY = re.compile(r"^(\d+) files: (\d+) tracebacks, (\d+) unparsable outputs,
 @pytest.mark.torch
 @pytest.mark.parametrize("mode", ["default", "strict"])
 def test_torch_subset(mode):
-    torch_dir = reliability.torch_sources()
+    torch_dir = benchmark.installed_torch_sources()
     assert torch_dir is not None, "torch is not installed: this test lints its sources (deselect: -m 'not torch')"
     command = [sys.executable, str(SCRIPT), "--every", str(EVERY), "-j", "2"] + (["--strict"] * (mode == "strict"))
     done = subprocess.run(
