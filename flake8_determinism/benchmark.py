@@ -70,6 +70,9 @@ _CODE = re.compile(r":\d+:\d+: ([A-Z]+)\d+ ")
 NO_PLUGIN = ("--without-determinism", "--without-torchfix")
 WITH_DET = ("--without-torchfix",)
 WITH_TORCHFIX = ("--without-determinism",)
+# The project model's cache (``analysis/project/store.py``): a cold run starts without it, the
+# warm run that follows it in the same chunk finds what the cold one wrote.
+COLD, WARM = "with DET, cold cache", "with DET"
 
 
 # ---------------------------------------------------------------- file selection
@@ -220,17 +223,37 @@ def _command(name: str, flags: Tuple[str, ...], paths: List[str]) -> List[str]:
 
 def run_flake8_variants(chunks: List[List[Path]], variants: Dict[str, Tuple[str, ...]]) -> Dict[str, Totals]:
     totals = {name: Totals() for name in variants}
-    names = list(variants)
+    # The cold run and the warm run after it are one step of the rotation.
+    steps = [[name] for name in variants if name != WARM]
+    if WARM in variants:
+        if COLD in variants:
+            steps[[s[0] for s in steps].index(COLD)].append(WARM)
+        else:
+            steps.append([WARM])
     # Warm-up (untimed): byte-compile flake8 and the plugins once for every variant.
-    for name in names:
+    for name in variants:
         run_measured(_command(name, variants[name], [str(chunks[0][0])]), (0, 1, 2))
     for index, chunk in enumerate(chunks):
+        paths = [str(p) for p in chunk]
         # Rotate the order per chunk so no variant always runs first.
-        for name in rotated(names, index):
-            paths = [str(p) for p in chunk]
-            totals[name].add(run_measured(_command(name, variants[name], paths), (0, 1, 2)))
+        for step in rotated(steps, index):
+            for name in step:
+                if name == COLD:
+                    remove_caches(chunk)
+                totals[name].add(run_measured(_command(name, variants[name], paths), (0, 1, 2)))
         progress("chunk %d/%d done (%d files)" % (index + 1, len(chunks), len(chunk)))
     return totals
+
+
+def remove_caches(files: Sequence[Path]) -> None:
+    """Delete the project caches of these files' projects (a cold start)."""
+    import shutil
+
+    from .analysis.project.layout import find_root
+    from .analysis.project.store import CACHE_DIRECTORY
+
+    for root in {find_root(str(path)) for path in files}:
+        shutil.rmtree(Path(root) / CACHE_DIRECTORY, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- in-process per file
@@ -244,14 +267,15 @@ class FileTiming(NamedTuple):
     status: str  # "skipped", "parsed", "parse-failed", "analysis-failed"
 
 
-def time_file(source: str, settings: Settings, rules: tuple, filename: str = "") -> FileTiming:
+def time_file(source: str, settings: Settings, rules: tuple, filename: str = "", path: Optional[str] = None
+              ) -> FileTiming:
     clock = time.perf_counter
     try:
         tree = ast.parse(source)  # flake8 hands this to the plugin for free: not timed
     except (SyntaxError, ValueError, RecursionError):
         return FileTiming(0.0, None, None, 0, "skipped")
     start = clock()
-    selected = checker.select_rules(source, tree, settings, rules, filename)
+    selected = checker.select_rules(source, tree, settings, rules, filename, path=path)
     t_pre = clock() - start
     if not selected:
         return FileTiming(t_pre, None, None, 0, "skipped")
@@ -267,7 +291,7 @@ def time_file(source: str, settings: Settings, rules: tuple, filename: str = "")
         t_parse = clock() - start
         start = clock()
         try:
-            findings = checker.check_module(module, settings, selected, filename)
+            findings = checker.check_module(module, settings, selected, filename, path)
         except RecursionError:  # check_source swallows this too
             return FileTiming(t_pre, t_parse, None, 0, "analysis-failed")
         return FileTiming(t_pre, t_parse, clock() - start, len(findings), "parsed")
@@ -280,7 +304,7 @@ def time_in_process(sources: List[str], names: Sequence[str] = ()) -> List[FileT
     settings = Settings.from_values()  # what the plugin uses when given no options
     rules = tuple(ALL_RULES)
     names = list(names) or [""] * len(sources)
-    return [time_file(source, settings, rules, name) for source, name in zip(sources, names)]
+    return [time_file(source, settings, rules, name, name or None) for source, name in zip(sources, names)]
 
 
 def percentile(values: Sequence[float], fraction: float) -> float:
@@ -334,14 +358,16 @@ def overhead_row(label: str, slower: Totals, base: Totals) -> str:
 
 
 def report_flake8(totals: Dict[str, Totals]) -> List[str]:
-    base, ours = totals["without"], totals["with DET"]
-    lines = [
-        flake8_row("flake8 -j1 without plugin", base),
-        flake8_row("flake8 -j1 with DET", ours),
-    ]
+    base, ours = totals["without"], totals[WARM]
+    lines = [flake8_row("flake8 -j1 without plugin", base)]
+    if COLD in totals:
+        cold = totals[COLD]
+        lines.append(flake8_row("flake8 -j1 with DET, cold", cold))
+        lines.append("ratio cold/without        : wall %.2fx  cpu %.2fx" % (cold.wall / base.wall, cold.cpu / base.cpu))
+    lines.append(flake8_row("flake8 -j1 with DET, warm", ours))
     if "with TorchFix" in totals:
         lines.append(flake8_row("flake8 -j1 with TorchFix", totals["with TorchFix"]))
-    lines.append("ratio with/without        : wall %.2fx  cpu %.2fx" % (ours.wall / base.wall, ours.cpu / base.cpu))
+    lines.append("ratio warm/without        : wall %.2fx  cpu %.2fx" % (ours.wall / base.wall, ours.cpu / base.cpu))
     lines.append(overhead_row("DET overhead", ours, base))
     if "with TorchFix" in totals:
         tor = totals["with TorchFix"]
@@ -451,7 +477,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     timings = time_in_process(sources, [str(path) for path in files])
     del sources
 
-    variants = {"without": NO_PLUGIN, "with DET": WITH_DET}
+    variants = {"without": NO_PLUGIN, COLD: WITH_DET, WARM: WITH_DET}
     if torchfix_installed():
         variants["with TorchFix"] = WITH_TORCHFIX
     check_variants(variants)

@@ -62,16 +62,17 @@ def parse(source: str, ast_checked: bool = False) -> cst.Module:
 
 
 def check_module(
-    module: cst.Module, settings: Settings, rules: Iterable = ALL_RULES, filename: str = ""
+    module: cst.Module, settings: Settings, rules: Iterable = ALL_RULES, filename: str = "", path: Optional[str] = None
 ) -> List[Finding]:
-    return [finding for finding, _ in analyse(module, settings, rules, filename)[1]]
+    return [finding for finding, _ in analyse(module, settings, rules, filename, path)[1]]
 
 
 def analyse(
-    module: cst.Module, settings: Settings, rules: Iterable = ALL_RULES, filename: str = ""
+    module: cst.Module, settings: Settings, rules: Iterable = ALL_RULES, filename: str = "", path: Optional[str] = None
 ) -> Tuple[FileContext, List[Tuple[Finding, object]]]:
-    """The file's context and its findings in order, each with its fix (None: not fixed)."""
-    ctx = FileContext(module, settings, KNOWN_NAMES, filename)
+    """The file's context and its findings in order, each with its fix (None: not fixed).
+    ``path``: where the file is on disk, for its project (``analysis/project``); None: alone."""
+    ctx = FileContext(module, settings, KNOWN_NAMES, filename, path)
     reports = [(rule.code, report) for rule in rules for report in rule.check(ctx)]
     if not reports:
         return ctx, []
@@ -89,7 +90,7 @@ def analyse(
 
 def select_rules(
     source: str, tree: ast.Module, settings: Settings, rules: Iterable = ALL_RULES, filename: str = "",
-    words_checked: bool = False,
+    words_checked: bool = False, path: Optional[str] = None,
 ) -> tuple:
     """The rules that can report on this file: the pre-check's first stage (unless the
     caller ran it: ``words_checked``), the test-module filter, the second stage."""
@@ -97,7 +98,7 @@ def select_rules(
     if rules:
         rules = _outside_tests(rules, settings, filename, tree)
     if rules:
-        rules = tuple(precheck.rules_for_shape(tree, source.splitlines(True), settings, rules))
+        rules = tuple(precheck.rules_for_shape(tree, source.splitlines(True), settings, rules, path))
     return rules
 
 
@@ -116,11 +117,12 @@ def check_source(
     tree: Optional[ast.Module] = None,
     words_checked: bool = False,
     filename: str = "",
+    path: Optional[str] = None,
 ) -> List[Finding]:
     """All findings for ``source``; [] when nothing can fire or it cannot be parsed.
     The arguments are ``analyse_source``'s."""
     try:
-        _, found = analyse_source(source, settings, rules, use_precheck, tree, words_checked, filename)
+        _, found = analyse_source(source, settings, rules, use_precheck, tree, words_checked, filename, path)
     except (ParseFailure, RecursionError):
         return []
     findings = [finding for finding, _ in found]
@@ -165,6 +167,7 @@ def analyse_source(
     tree: Optional[ast.Module] = None,
     words_checked: bool = False,
     filename: str = "",
+    path: Optional[str] = None,
 ) -> Tuple[Optional[FileContext], List[Tuple[Finding, object]]]:
     """The file's context and its findings with their fixes (``analyse``); (None, []) when
     nothing can fire.  Raises ``ParseFailure`` when the source does not parse, ``Skipped``
@@ -175,6 +178,8 @@ def analyse_source(
     rejects and guards libcst's native parser, which can crash on code nested
     deeper than Python itself accepts.  ``words_checked``: ``rules`` already
     passed the pre-check's first stage (the plugin runs it before importing us).
+    ``path``: the file on disk, whose project the cross-module facts come from (the plugin,
+    the codemod and the editor pass it; the linted text stays ``source``); None: the file alone.
     """
     settings = settings or Settings()
     rules = tuple(rules)
@@ -185,7 +190,7 @@ def analyse_source(
     if tree is None:
         tree = parse_ast(source)
     if use_precheck:
-        rules = select_rules(source, tree, settings, rules, filename, words_checked=True)
+        rules = select_rules(source, tree, settings, rules, filename, words_checked=True, path=path)
     else:
         rules = _outside_tests(rules, settings, filename, tree)
     if not rules:
@@ -199,7 +204,7 @@ def analyse_source(
     gc.disable()
     try:
         module = parse(source, ast_checked=True)
-        return analyse(module, settings, rules, filename)
+        return analyse(module, settings, rules, filename, path)
     finally:
         if collecting:
             gc.enable()

@@ -45,6 +45,7 @@ class View(NamedTuple):
     source: str
     lines: List[str]
     filename: str  # as flake8 sees it: relative to the workspace root
+    path: str  # where it is on disk: its project's other modules are read from there
     settings: object  # ``Settings``
     codes: frozenset  # the codes flake8's configuration selects for this file
     noqa: dict
@@ -66,8 +67,18 @@ def pylsp_lint(config, workspace, document):
         lint = not config.plugin_settings("flake8", document_path=document.path).get("enabled", False)
     if not lint:
         return []
+    # A lint request follows an edit, maybe of another module: read the project anew (its
+    # summaries are cached on disk, so this costs a stat per module the file's runs reach).
+    _forget_project()
+    _linted.cache_clear()
     view = _view(workspace, document, settings)
     return [_diagnostic(view, problem) for problem in view.problems] if view else []
+
+
+def _forget_project() -> None:
+    from .analysis.project.model import forget
+
+    forget()
 
 
 @hookimpl
@@ -121,10 +132,12 @@ def _linted(uri: str, source: str, path: str, filename: str, config_file: Option
     lint_settings = config.settings(None, None)
     codes, noqa = config.codes_for(path or filename, "", ""), config.noqa_options()
     try:
-        context, found = lint(source, lint_settings, codes, noqa, filename)
+        # The editor's unsaved text is this file; the project's other modules come from disk.
+        context, found = lint(source, lint_settings, codes, noqa, filename, path=path or None)
     except (ParseFailure, RecursionError):
         context, found = None, []  # flake8 or pyflakes reports the syntax error
-    return View(uri, source, _LINES.findall(source), filename, lint_settings, codes, noqa, seed, found, context)
+    return View(uri, source, _LINES.findall(source), filename, path, lint_settings, codes, noqa, seed, found,
+                context)
 
 
 def _find_config(root: str) -> Optional[str]:
@@ -183,7 +196,7 @@ def _fix_action(view: View, problem) -> Optional[dict]:
     finding, fix = problem.finding, problem.fix
     fixed = fix_source(view.source, view.settings, view.seed, unsafe=not fix.safe, codes=view.codes,
                        noqa=view.noqa, filename=view.filename, only=finding.__eq__,
-                       linted=(view.context, view.problems))
+                       linted=(view.context, view.problems), path=view.path or None)
     if not fixed.changed:
         return None
     return _action(view, "Fix %s%s: %s" % (finding.code, "" if fix.safe else " (unsafe, review it)", fix.what),
@@ -202,7 +215,7 @@ def _noqa_action(view: View, problem) -> Optional[dict]:
         lines[number - 1] = _with_noqa(lines[number - 1], finding.code)
         source = "".join(lines)
         try:
-            _, still = lint(source, view.settings, view.codes, view.noqa, view.filename)
+            _, still = lint(source, view.settings, view.codes, view.noqa, view.filename, path=view.path or None)
         except (ParseFailure, RecursionError):
             continue
         if not any(p.finding.code == finding.code and p.finding.line == finding.line for p in still):
@@ -215,7 +228,7 @@ def _fix_all_action(view: View) -> Optional[dict]:
     from .fix.transform import fix_source
 
     fixed = fix_source(view.source, view.settings, view.seed, unsafe=False, codes=view.codes, noqa=view.noqa,
-                       filename=view.filename, linted=(view.context, view.problems))
+                       filename=view.filename, linted=(view.context, view.problems), path=view.path or None)
     if not fixed.changed:
         return None
     return _action(view, "Fix all safe flake8-determinism problems", FIX_ALL, fixed.source,

@@ -53,12 +53,30 @@ class DeterminismChecker:
             help="Extra functions that seed every RNG, e.g. mypkg.utils.fix_randomness.",
         )
 
+        parser.add_option(
+            "--determinism-project-root",
+            default="",
+            parse_from_config=True,
+            metavar="DIR",
+            help="Root of the project whose runs are judged (default: the nearest directory above the "
+            "file holding pyproject.toml, setup.cfg, setup.py or .git); 'none' judges each file alone.",
+        )
+        parser.add_option(
+            "--determinism-no-cache",
+            action="store_true",
+            default=False,
+            parse_from_config=True,
+            help="Do not keep module summaries in DIR/.determinism_cache between runs.",
+        )
+
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
         cls.settings = Settings.from_values(
             strict=options.determinism_strict,
             torch_version=options.determinism_torch_version,
             seed_functions=options.determinism_seed_functions,
+            project_root=options.determinism_project_root,
+            cache=not options.determinism_no_cache,
         )
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
@@ -69,7 +87,8 @@ class DeterminismChecker:
         from .checker import check_source  # loads libcst, only for files that need it
 
         found = check_source(
-            source, self.settings, candidates, tree=self.tree, words_checked=True, filename=self.filename
+            source, self.settings, candidates, tree=self.tree, words_checked=True, filename=self.filename,
+            path=self.filename,
         )
         for finding in found:
             yield finding.line, finding.column, finding.message, type(self)

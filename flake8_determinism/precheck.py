@@ -51,15 +51,32 @@ class SourceText:
         return pattern.search(self.text) is not None
 
 
+class ProjectImports:
+    """Does the module import a module of its project (``analysis/project``)?  Asked only for
+    entry modules whose own text names no draw: a run can use an RNG through the project."""
+
+    def __init__(self, tree: ast.Module, path: Optional[str], settings) -> None:
+        self.tree, self.path, self.settings = tree, path, settings
+        self._answer: Optional[bool] = None
+
+    def __bool__(self) -> bool:
+        if self._answer is None:
+            from .analysis.project.model import imports_project_module
+
+            self._answer = bool(self.path) and imports_project_module(self.tree, self.path, self.settings)
+        return self._answer
+
+
 class ModuleShape(NamedTuple):
     is_entry: bool  # may be an entry module (over-approximated)
     code: SourceText  # the text without docstrings
     # The text without docstrings and function bodies; its words are only the names
     # that code run at import time imports or calls (a draw is a call).
     import_time: SourceText
+    imports_project: object = False  # truthy: it imports a module of its project (``ProjectImports``)
 
 
-def module_shape(tree: ast.Module, lines) -> ModuleShape:
+def module_shape(tree: ast.Module, lines, project_imports: object = False) -> ModuleShape:
     entry = False
     docstrings: Set[int] = set()  # lines that hold only a string statement
     bodies: Set[int] = set()  # lines of function bodies: they never run at import time
@@ -92,7 +109,7 @@ def module_shape(tree: ast.Module, lines) -> ModuleShape:
     import_time = "".join(
         line for number, line in enumerate(lines, 1) if number not in docstrings and number not in bodies
     )
-    return ModuleShape(entry, SourceText(code), SourceText(import_time, _import_time_words(tree)))
+    return ModuleShape(entry, SourceText(code), SourceText(import_time, _import_time_words(tree)), project_imports)
 
 
 def _import_time_words(tree: ast.Module) -> FrozenSet[str]:
@@ -164,10 +181,14 @@ def _mentions_name_dunder(test: ast.expr) -> bool:
 def rules_for_words(source: str, settings, rules):
     """Stage 1: the rules whose trigger words occur in the text."""
     text = SourceText(source)
-    return [rule for rule in rules if rule.might_fire(text, settings)]
+    return [
+        rule for rule in rules
+        if rule.might_fire(text, settings) or rule.might_use(text, settings)
+        or rule.might_fire_through_project(text, settings)
+    ]
 
 
-def rules_for_shape(tree: ast.Module, lines, settings, rules):
+def rules_for_shape(tree: ast.Module, lines, settings, rules, path: Optional[str] = None):
     """Stage 2: look for each rule's words only in the code where it can fire."""
-    shape = module_shape(tree, lines)
+    shape = module_shape(tree, lines, ProjectImports(tree, path, settings))
     return [rule for rule in rules if rule.might_fire_in(shape, settings)]

@@ -26,9 +26,15 @@ class Settings(NamedTuple):
     strict: bool = False
     torch_version: Tuple[int, int] = NEWEST_KNOWN_TORCH
     seed_functions: FrozenSet[str] = frozenset()
+    # The project the linted file belongs to (``analysis/project``): "" finds it from the
+    # file's path, "none" judges each file alone; ``cache``: keep module summaries on disk.
+    project_root: str = ""
+    cache: bool = True
 
     @classmethod
-    def from_values(cls, strict=False, torch_version=None, seed_functions=()) -> "Settings":
+    def from_values(
+        cls, strict=False, torch_version=None, seed_functions=(), project_root="", cache=True
+    ) -> "Settings":
         if torch_version:
             version = parse_version(str(torch_version))
             if version is None:
@@ -38,4 +44,4 @@ class Settings(NamedTuple):
         else:
             version = installed_torch_version()
         names = frozenset(n.strip() for n in (seed_functions or ()) if n and n.strip())
-        return cls(bool(strict), version, names)
+        return cls(bool(strict), version, names, (project_root or "").strip(), bool(cache))

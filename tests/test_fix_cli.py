@@ -52,14 +52,12 @@ x = torch.rand(3)
 print(x)
 """
 
-# DET401 only: a Dropout while torch is unseeded: not fixable.
-DROPOUT = """\
-import torch
-import torch.nn as nn
+# DET208 only: setting PYTHONHASHSEED inside the program: not fixable.
+HASH_SEED_IN_PROGRAM = """\
+import os
 
-x = torch.ones(3)
-y = nn.Dropout(0.5)(x)
-print(y)
+os.environ["PYTHONHASHSEED"] = "0"
+print(sorted({"a", "b"}))
 """
 
 # DET204 only: an RNG object on a Dataset: not fixable.
@@ -268,7 +266,7 @@ def test_in_place_exits_0_when_everything_is_fixed_or_clean(tmp_path):
 
 @pytest.mark.parametrize("source, code", [
     pytest.param(TIME_SEED, "DET105", id="DET105"),
-    pytest.param(DROPOUT, "DET401", id="DET401"),
+    pytest.param(HASH_SEED_IN_PROGRAM, "DET208", id="DET208"),
     pytest.param(DATASET_RNG, "DET204", id="DET204"),
 ])
 def test_in_place_exits_1_when_problems_remain(tmp_path, source, code):

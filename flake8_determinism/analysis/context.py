@@ -1,21 +1,27 @@
 """Everything a rule may ask about one file, computed once."""
 
+import ast
 from typing import Dict, Iterator, List, Optional
 
 import libcst as cst
 
 from .facts import ModuleFacts
+from .project.model import FileView, project_for
+from .project.summary import literal_path
 from .index import CallSite, ModuleIndex, build_index, dotted_name
+from ..tables.aliases import KNOWN_ROOTS
 from .scopes import Resolver, lookup
 
 
 class FileContext:
-    def __init__(self, module: cst.Module, settings, known_names, filename: str = "") -> None:
+    def __init__(self, module: cst.Module, settings, known_names, filename: str = "", path: Optional[str] = None) -> None:
         self.module = module
         self.settings = settings
         self.filename = filename  # as flake8 names it ("" when unknown)
+        self.path = path  # the file on disk, for its project; None: judged alone
+        self._project: object = False  # not looked up yet
         self.index: ModuleIndex = build_index(module)
-        self.resolver = Resolver(self.index.module_scope, known_names, self.index.assignments)
+        self.resolver = Resolver(self.index.module_scope, known_names, self.index.assignments, self._star_name)
         self.calls_by_name: Dict[str, List[CallSite]] = {}
         for site in self.index.calls:
             name = self.qualname(site)
@@ -28,8 +34,41 @@ class FileContext:
     @property
     def facts(self) -> ModuleFacts:
         if self._facts is None:
-            self._facts = ModuleFacts(self.index, self.resolver, self.settings, self.qualname)
+            self._facts = ModuleFacts(self.index, self.resolver, self.settings, self.qualname, self.project_view)
         return self._facts
+
+    @property
+    def project(self) -> Optional[FileView]:
+        """The project as this file sees it (``analysis/project``); None when judged alone."""
+        if self._project is False:
+            self._project = None
+            project = project_for(self.path, self.settings) if self.path else None
+            if project is not None:
+                self._project = FileView(project, self.path, self._syspath_additions())
+        return self._project
+
+    def project_view(self) -> Optional[FileView]:
+        return self.project
+
+    def _syspath_additions(self) -> tuple:
+        """The file's literal ``sys.path`` additions (``sys.path.insert(0, "..")``)."""
+        found = []
+        for site in self.index.calls:
+            args = site.node.args
+            # Spelled, not resolved: resolving may ask the project, which is being set up.
+            if args and dotted_name(site.node.func) in ("sys.path.insert", "sys.path.append"):
+                try:
+                    value = ast.parse(self.module.code_for_node(args[-1].value).strip(), mode="eval").body
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    continue
+                path = literal_path(value)
+                if path is not None and path not in found:
+                    found.append(path)
+        return tuple(found)
+
+    def _star_name(self, star_module: str, name: str) -> Optional[str]:
+        project = self.project
+        return project.star_name(star_module, name) if project is not None else None
 
     def qualname(self, site: CallSite) -> Optional[str]:
         if not site.resolved:
@@ -76,8 +115,14 @@ class FileContext:
         return found
 
     def _is_base(self, expr, scope, order, bases, found) -> bool:
-        if self.resolver.resolve(expr, scope, order) in bases:
+        qualname = self.resolver.resolve(expr, scope, order)
+        if qualname in bases:
             return True
+        project = self.project if qualname and qualname.split(".", 1)[0] not in KNOWN_ROOTS else None
+        if project is not None:
+            klass = project.class_target(qualname)  # ``class Images(BaseDataset)``, the base elsewhere
+            if klass is not None and not bases.isdisjoint(project.project.library_bases(klass)):
+                return True
         if isinstance(expr, cst.Name):
             binding = lookup(scope, expr.value, order)
             return binding is not None and binding.kind == "class" and id(binding.node) in found

@@ -33,12 +33,26 @@ _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
 _SWITCH_ATTRIBUTES = frozenset({"deterministic"})  # attribute assignments that can flip a switch
 
 
+class _ImportSite:
+    """An import statement, placed like a call site among the seeding events."""
+
+    __slots__ = ("scope", "fn", "order")
+
+    def __init__(self, scope, fn, order) -> None:
+        self.scope, self.fn, self.order = scope, fn, order
+
+
 class ModuleFacts:
-    def __init__(self, index: ModuleIndex, resolver: Resolver, settings, qualname) -> None:
+    def __init__(self, index: ModuleIndex, resolver: Resolver, settings, qualname, project=lambda: None) -> None:
         self.index = index
         self.resolver = resolver
         self.settings = settings
         self.qualname = qualname
+        # The project (``analysis/project``), asked about every call an entry module makes into
+        # it; a library module asks only about calls named like seeding (a cost choice: a
+        # library's seeding matters little outside strict mode).
+        self._project = project
+        self._asks_project = bool(index.main_guards) or index.module_work
         self.local_callee: Dict[int, FunctionInfo] = {}  # id(call node) -> local function
         self.callers: Dict[int, List[CallSite]] = {}  # id(function node) -> call sites
         self.direct_seeds: Dict[int, FrozenSet[str]] = {}  # id(call node) -> frameworks and switches
@@ -87,6 +101,9 @@ class ModuleFacts:
                 return T.TRAINER_SEEDS
             if self._named_as_seed_function(qualname):
                 return T.ALL_FRAMEWORKS
+            effects = self.project_effects(qualname, name)
+            if effects is not None:
+                return effects.seeds  # a project function: exactly what its body seeds
             if qualname.split(".")[0] in KNOWN_ROOTS:
                 return _EMPTY
         elif self._builds_seeding_trainer(site):
@@ -98,6 +115,13 @@ class ModuleFacts:
         if qualname is None and isinstance(site.node.func, cst.Attribute) and name in T.OBJECT_SEED_METHODS:
             return _EMPTY  # ``g.manual_seed(0)``: seeds that generator object only
         return T.ALL_FRAMEWORKS
+
+    def project_effects(self, qualname: Optional[str], name: str = ""):
+        """What calling ``qualname`` does, when the project defines it (``project.Effects``)."""
+        if not qualname or not (self._asks_project or "seed" in name.lower()):
+            return None
+        project = self._project()
+        return project.call_effects(qualname) if project is not None else None
 
     def builds_seeding_trainer(self, site: CallSite) -> bool:
         """``Trainer(...)``/``SFTTrainer(...)`` or a class defined here deriving from one."""
@@ -170,11 +194,24 @@ class ModuleFacts:
             fw: {} for fw in T.ALL_FRAMEWORKS | D.SWITCHES
         }
         effects = [(site, self.call_seeds(site)) for site in self.index.calls] + self.assignment_effects
+        effects += self._import_effects()
         effects.sort(key=lambda pair: pair[0].order)
         for where, seeds in effects:
             key = id(where.fn.node) if where.fn is not None else None
             for fw in seeds:
                 self.events[fw].setdefault(key, []).append(where.order)
+
+    def _import_effects(self) -> List[tuple]:
+        """Project modules that seed when imported: a seeding event at the import statement."""
+        project = self._project() if self._asks_project else None
+        if project is None:
+            return []
+        found = []
+        for dotted, scope, fn, order in self.index.imports:
+            seeds = project.import_seeds(dotted)
+            if seeds:
+                found.append((_ImportSite(scope, fn, order), seeds))
+        return found
 
     def _is_entry_function(self, fn: FunctionInfo) -> bool:
         """Run from outside this module (never called here, but reachable)."""

@@ -27,7 +27,7 @@ from ..tables.data_order import (
 from .args import literal
 from .nodes import code_children, dotted_name
 from .body import ScopeBody, scope_body
-from .scopes import lookup
+from .scopes import enclosing_class, lookup
 
 if TYPE_CHECKING:  # only for annotations: importing it would load libcst
     from .index import CallSite
@@ -105,6 +105,8 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
             targets = [t.target for t in parent.targets]
             if len(targets) == 1 and isinstance(targets[0], cst.Name):
                 return _variable_order_used(ctx, targets[0].value, parent, site, body)
+            if len(targets) == 1 and _self_attribute(targets[0]) and depth < _RETURN_DEPTH:
+                return _attribute_order_used(ctx, targets[0].attr.value, parent, site, body, depth)
             return True
         if isinstance(parent, cst.AugAssign):
             if parent.target is current:
@@ -139,6 +141,58 @@ def _returned_order_used(ctx, site: CallSite, depth: int) -> bool:
     if not callers:
         return True
     return any(order_used(ctx, caller.node, caller, None, depth + 1) for caller in callers)
+
+
+def _self_attribute(node) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+class _MethodSite:
+    """A method's body, placed as ``scope_body`` expects a site."""
+
+    __slots__ = ("fn", "scope", "order")
+
+    def __init__(self, fn) -> None:
+        self.fn, self.scope, self.order = fn, fn.scope, 1 << 30
+
+
+def _attribute_order_used(ctx, attribute: str, assign, site: CallSite, body, depth: int) -> bool:
+    """``self.files = os.listdir(root)``: is the order used where any method of the class reads
+    ``self.files`` (``self.files[index]`` in ``__getitem__``), before the assigning method sorts it?"""
+    klass = enclosing_class(site.scope)
+    if klass is None:
+        return True
+    body = body or scope_body(ctx, site)
+    after = body.position.get(id(assign), len(body.nodes))
+    for node in body.nodes[after + 1:]:  # ``self.files.sort()`` / ``self.files = sorted(self.files)``
+        if isinstance(node, cst.Call) and _sorts_attribute(node, attribute):
+            return False
+    read = False
+    for fn in ctx.index.functions.values():
+        if not fn.is_method or fn.parent_scope is not klass:
+            continue
+        method = _MethodSite(fn)
+        method_body = scope_body(ctx, method)
+        for node in method_body.nodes:
+            if not (_self_attribute(node) and node.attr.value == attribute):
+                continue
+            parent = method_body.parents.get(id(node))
+            if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.Attribute) and parent.attr.value == "sort"):
+                continue
+            read = True
+            if order_used(ctx, node, method, method_body, depth + 1):
+                return True
+    return not read  # never read in the class: read from outside (``dataset.files``), assume used
+
+
+def _sorts_attribute(call: cst.Call, attribute: str) -> bool:
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "sort":
+        return _self_attribute(func.value) and func.value.attr.value == attribute
+    if isinstance(func, cst.Name) and func.value == "sorted" and call.args:
+        first = call.args[0].value
+        return _self_attribute(first) and first.attr.value == attribute
+    return False
 
 
 def _equals_at_most_one(target, other) -> bool:

@@ -62,6 +62,8 @@ class ModuleIndex:
         # count for the body they run in).  Feeds reachability and "used as a value".
         self.names_by_body: Dict[Optional[int], Set[str]] = {None: set()}
         self.imported_roots = set()  # top-level packages imported anywhere in the module
+        # Every import statement's modules, where it runs: (dotted name, scope, function, order).
+        self.imports: List[Tuple[str, Scope, Optional[FunctionInfo], int]] = []
         # Parent of the nodes whose use context the data-order rules inspect.
         self.parents: Dict[int, cst.CSTNode] = {}
         self.set_displays: List[CallSite] = []  # ``{a, b}`` and set comprehensions, as pseudo-sites
@@ -251,6 +253,7 @@ class _Walker:
         for alias in node.names:
             full = dotted_name(alias.name)
             self.index.imported_roots.add(full.split(".")[0])
+            self.index.imports.append((full, scope, fn, self.order))
             if alias.asname is not None:
                 self.bind_target(scope, alias.asname.name, "import", value=full)
             else:
@@ -261,6 +264,7 @@ class _Walker:
     def import_from(self, node: cst.ImportFrom, scope: Scope, fn):
         module = "." * len(node.relative) + dotted_name(node.module)
         self.index.imported_roots.add(module.split(".")[0])
+        self.index.imports.append((module, scope, fn, self.order))
         if isinstance(node.names, cst.ImportStar):
             self.index.module_scope.star_imports.append(module)
             return None

@@ -11,11 +11,15 @@ an import.  Only imports produce qualified names, so ``mylib.randn`` or a local
 
 from __future__ import annotations
 
+import builtins
 from typing import Dict, List, Optional, Set
 
 from .._lazy import cst
 
 from ..tables.aliases import PREFIX_REWRITES
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
 
 class Binding:
     __slots__ = ("name", "kind", "order", "node", "value", "scope")
@@ -137,10 +141,12 @@ class Resolver:
     (``g = torch.Generator(); g.seed`` -> ``torch.Generator().seed``).
     """
 
-    def __init__(self, module_scope: Scope, known_names, assignments=()) -> None:
+    def __init__(self, module_scope: Scope, known_names, assignments=(), star_name=None) -> None:
         self.module_scope = module_scope
         self.known_names = known_names  # for star imports
         self.assignments = assignments  # attribute assignments, for ``self.root = Path(...)``
+        # ``(star module, name) -> qualified name``: a project module's star import (``from utils import *``)
+        self.star_name = star_name
         self._self_attributes = None
 
     def resolve(self, expr, scope: Scope, order: int, depth: int = 0) -> Optional[str]:
@@ -186,6 +192,11 @@ class Resolver:
                 candidate = canonical(module + "." + name)
                 if candidate in self.known_names:
                     return candidate
+            if self.star_name is not None and name not in _BUILTIN_NAMES:
+                for module in self.module_scope.star_imports:
+                    found = self.star_name(module, name)
+                    if found is not None:
+                        return found
             return None
         if binding.kind == "import":
             return binding.value

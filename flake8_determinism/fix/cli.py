@@ -188,7 +188,7 @@ def fix_file(job: Job) -> FileReport:
         source = decode(job.display, job.stdin) if job.stdin is not None else read_source(job.path)
         try:
             result = fix_source(source.text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display,
-                                rules, check_only=job.mode == "check")
+                                rules, check_only=job.mode == "check", path=job.path if job.stdin is None else None)
         except Skipped as error:
             return FileReport(job.display, skipped=str(error), output=source.raw if job.stdin is not None else None)
         except ParseFailure as error:

@@ -37,6 +37,8 @@ class Flake8Config:
             strict=options.determinism_strict if strict is None else strict,
             torch_version=torch_version or options.determinism_torch_version,
             seed_functions=options.determinism_seed_functions,
+            project_root=options.determinism_project_root,
+            cache=not options.determinism_no_cache,
         )
 
     def files(self, paths: Sequence[str]) -> Iterator[Tuple[str, str]]:

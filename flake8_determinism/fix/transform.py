@@ -157,15 +157,16 @@ def _append_to_body(function: cst.FunctionDef, lines: List[str], spell) -> cst.F
 def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes: Optional[frozenset] = None,
                noqa: Optional[dict] = None, filename: str = "", rules=checker.ALL_RULES,
                check_only: bool = False, only: Optional[Callable[[checker.Finding], bool]] = None,
-               linted: Optional[Tuple[object, List[Problem]]] = None) -> FileFix:
+               linted: Optional[Tuple[object, List[Problem]]] = None, path: Optional[str] = None) -> FileFix:
     """Fix ``source``.  Only findings of ``codes`` (None: all) count; with ``noqa`` (flake8's
     options) those silenced by ``# noqa`` do not, decided anew on each round's source.
     ``check_only``: stop at "is there a fix to apply" (``--check``), transform nothing.
     ``only``: apply the fixes of the findings it accepts, in one round (an editor's quick fix).
     ``linted``: ``lint``'s answer for ``source`` with the same arguments, when the caller has it.
+    ``path``: the file on disk, whose project the runs are judged in (None: the file alone).
     Raises ``checker.ParseFailure`` when ``source`` does not parse."""
     wanted = selection(codes, noqa, filename)
-    ctx, found = linted if linted is not None else _problems(source, settings, rules, filename, wanted)
+    ctx, found = linted if linted is not None else _problems(source, settings, rules, filename, wanted, path)
     current, left = source, found
     for _ in range(1 if only else MAX_ROUNDS):
         chosen = [p for p in left if only(p.finding)] if only else left
@@ -182,7 +183,7 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
         if fixed == current:
             break
         try:  # linting the output is also the check that it parses (ast, then libcst)
-            next_ctx, next_left = _problems(fixed, settings, rules, filename, wanted)
+            next_ctx, next_left = _problems(fixed, settings, rules, filename, wanted, path)
         except (checker.ParseFailure, RecursionError):
             break  # never returned: the last output that parsed stands
         if next_ctx is None and not _parses(fixed):  # nothing left to lint: libcst never saw it
@@ -223,17 +224,17 @@ def selection(codes: Optional[frozenset], noqa: Optional[dict], filename: str) -
 
 
 def lint(source: str, settings, codes: Optional[frozenset] = None, noqa: Optional[dict] = None,
-         filename: str = "", rules=checker.ALL_RULES) -> Tuple[object, List[Problem]]:
+         filename: str = "", rules=checker.ALL_RULES, path: Optional[str] = None) -> Tuple[object, List[Problem]]:
     """The file's context and what the user sees reported in ``source``, each with its fix.
     Raises ``checker.ParseFailure``."""
-    return _problems(source, settings, rules, filename, selection(codes, noqa, filename))
+    return _problems(source, settings, rules, filename, selection(codes, noqa, filename), path)
 
 
-def _problems(source: str, settings, rules, filename: str, wanted) -> Tuple[object, List[Problem]]:
+def _problems(source: str, settings, rules, filename: str, wanted, path=None) -> Tuple[object, List[Problem]]:
     """Lint ``source`` as the plugin does; ``wanted(source)`` filters.  Every file is parsed
     (``ast``, cheap), so one that does not parse is reported, not skipped by the pre-check."""
     tree = checker.parse_ast(source)
-    ctx, findings = checker.analyse_source(source, settings, rules, tree=tree, filename=filename)
+    ctx, findings = checker.analyse_source(source, settings, rules, tree=tree, filename=filename, path=path)
     if not findings:
         return ctx, []
     keep = wanted(source)

@@ -77,8 +77,20 @@ class Rule:
     # Where the rule reports beyond the generic scope (strict mode, target torch version).
     scope_note: ClassVar[str] = ""
 
+    # The rule can report through the project: a run reaching another module's code
+    # (``runs.py``), so the pre-check lets an entry module importing a project module through.
+    cross_module: ClassVar[bool] = False
+
     def might_fire(self, text: SourceText, settings) -> bool:
         return not self.triggers or text.has_any(self.triggers)
+
+    def might_fire_through_project(self, text: SourceText, settings) -> bool:
+        """The pre-check's first stage for the run: the module imports something."""
+        return self.cross_module and settings.project_root.lower() != "none" and "import" in text
+
+    def might_use(self, text: SourceText, settings) -> bool:
+        """The pre-check for a run's uses other than the rule's own words (``GlobalDrawRule``)."""
+        return False
 
     def might_fire_in(self, shape: ModuleShape, settings) -> bool:
         """The pre-check's second stage: look for the words only where the rule can fire."""
@@ -86,7 +98,11 @@ class Rule:
         if scope == "entry" and not shape.is_entry:
             return False
         library_draw = scope == "draw" and not shape.is_entry and not settings.strict
-        return self.might_fire(shape.import_time if library_draw else shape.code, settings)
+        if self.might_fire(shape.import_time if library_draw else shape.code, settings):
+            return True
+        if not shape.is_entry:
+            return False
+        return self.might_use(shape.code, settings) or (self.cross_module and bool(shape.imports_project))
 
     def check(self, ctx: FileContext) -> Iterable[Report]:
         raise NotImplementedError
@@ -121,14 +137,16 @@ def last_parts(names: Iterable[str]) -> FrozenSet[str]:
 
 
 class GlobalDrawRule(Rule):
-    """A draw from a framework's global RNG, reported under the scope policy.
+    """A global RNG's seeding rule (DET101, DET102, DET104, DET106, DET107).
 
-    Reported when the framework is not seeded at that point and the draw runs
-    at import time or anywhere in an entry module; inside a library module's
-    functions the seed is the caller's job, so only in strict mode.
+    In an entry module the rule judges the run (``runs.py``): one report for an RNG the run
+    uses and never seeds, a report at each use made before the run seeds it.  A library
+    module's draws are its callers' business, except those at import time; strict mode
+    reports every draw made while the RNG is unseeded in the module.
     """
 
     precheck_scope = "draw"
+    cross_module = True
     fix_description = (  # the seeding block, as for every draw rule
         "In an entry module, inserts the seeding block once, after the imports: ``SEED = 0`` and one "
         "seeding line for each framework the module imports (``random.seed``, ``np.random.seed``, "
@@ -143,9 +161,22 @@ class GlobalDrawRule(Rule):
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
         raise NotImplementedError
 
+    def might_use(self, text: SourceText, settings) -> bool:
+        from .runs import FRAMEWORKS_OF, might_use
+
+        return might_use(text, FRAMEWORKS_OF[self.code])
+
     def check(self, ctx: FileContext) -> Iterator[Report]:
+        from .runs import cause_reports, run_of
+
+        reported = set()
+        for node, message in cause_reports(ctx, self.code):
+            reported.add(id(node))
+            yield Report(node, message, fix=seeding_fix(ctx))
+        if run_of(ctx) is not None and not ctx.settings.strict:
+            return  # the run's reports say it all
         for site in self.draws(ctx):
-            if not self.in_scope(ctx, site):
+            if id(site.node) in reported or not self.in_scope(ctx, site):
                 continue
             if ctx.facts.seeded_at(self.framework, site):
                 continue
@@ -155,6 +186,7 @@ class GlobalDrawRule(Rule):
 
     @staticmethod
     def in_scope(ctx: FileContext, site: CallSite) -> bool:
+        """Strict: anywhere.  Default, outside a run: import-time code (it runs in every run)."""
         return ctx.settings.strict or ctx.facts.in_entry_code(site)
 
     def message(self, ctx: FileContext, site: CallSite) -> str:

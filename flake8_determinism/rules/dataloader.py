@@ -28,6 +28,12 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 
 TRIGGERS = frozenset({"DataLoader"})
 
+
+def might_build_dataloader(text) -> bool:
+    """Pre-check: ``DataLoader`` in the text, also inside a name (``InfiniteDataLoader``, a
+    subclass defined in another project module)."""
+    return "DataLoader" in text.text
+
 # What the dataset draws, from least to most: nothing; only from RNGs each worker
 # reseeds (``random``, torch, NumPy's global RNG); something we cannot see (a
 # transform handed in); RNGs the workers copy unchanged (RNG objects, other libraries).
@@ -35,16 +41,31 @@ NOTHING, RESEEDED, UNSEEN, COPIED = 0, 1, 2, 3
 
 
 def dataloaders(ctx: FileContext) -> Iterator[CallSite]:
-    """``torch.utils.data.DataLoader(...)`` however imported, and classes defined
-    here that subclass it (``class InfiniteDataLoader(dataloader.DataLoader)``)."""
+    """``torch.utils.data.DataLoader(...)`` however imported, classes defined here or in the
+    project that subclass it (``class InfiniteDataLoader(dataloader.DataLoader)``), and a class
+    chosen through a variable (``loader = DataLoader if image_weights else InfiniteDataLoader``)."""
     subclasses = ctx.local_subclasses({D.DATALOADER}) if ctx.index.classes else {}
     for site in ctx.index.calls:
-        if ctx.qualname(site) == D.DATALOADER:
+        if _is_dataloader(ctx, site.node.func, site, subclasses, 0):
             yield site
-        elif subclasses:
-            klass = ctx.called_class(site)
-            if klass is not None and id(klass) in subclasses:
-                yield site
+
+
+def _is_dataloader(ctx: FileContext, func, site: CallSite, subclasses, depth: int) -> bool:
+    qualname = ctx.resolve(func, site)
+    if qualname == D.DATALOADER:
+        return True
+    if isinstance(func, cst.Name):
+        binding = lookup(site.scope, func.value, site.order)
+        if binding is not None and binding.kind == "class":
+            return id(binding.node) in subclasses
+        if binding is not None and binding.kind == "assign" and isinstance(binding.value, cst.IfExp) and depth < 2:
+            choice = binding.value
+            return any(_is_dataloader(ctx, branch, site, subclasses, depth + 1) for branch in (choice.body, choice.orelse))
+    project = ctx.project if qualname and not qualname.startswith(D.TORCH_ROOT) else None
+    if project is not None:
+        klass = project.class_target(qualname)
+        return klass is not None and D.DATALOADER in project.project.library_bases(klass)
+    return False
 
 
 GENERATOR_TEMPLATE = "{torch}.Generator().manual_seed({SEED})"
@@ -235,6 +256,10 @@ def _randomness_of(ctx: FileContext, dataset, scope, order, depth: int) -> Tuple
         if binding is not None and binding.kind == "class":
             return _class_randomness(ctx, binding.node)
     qualname = ctx.resolver.resolve(dataset.func, scope, order) or ""
+    project = ctx.project if qualname and not qualname.startswith(D.TORCH_ROOT) else None
+    klass = project.class_target(qualname) if project is not None else None
+    if klass is not None:
+        return project_class_randomness(ctx, klass)
     if qualname in D.DATASET_WRAPPERS:  # ``random_split(ds, ...)``, ``Subset(ds, ...)``: the dataset inside
         inner = find_arg(dataset, *D.DATASET_WRAPPERS[qualname])
         if inner in (MISSING, UNKNOWN):
@@ -270,6 +295,19 @@ def _class_randomness(ctx: FileContext, klass) -> Tuple[int, str]:
         elif not name and _calls_handed_in_transform(site):
             worst, what = max(worst, UNSEEN), what or "calls a transform handed in"
     return worst, what
+
+
+def project_class_randomness(ctx: FileContext, klass) -> Tuple[int, str]:
+    """What a Dataset defined in another project module draws (its summary, bases included)."""
+    worst, what = NOTHING, ""
+    old_torch = ctx.settings.torch_version < D.TORCH_RESEEDS_NUMPY_IN_WORKERS
+    for level, phrase, numpy in ctx.project.project.class_randomness(klass):
+        if old_torch and numpy:
+            level, phrase = COPIED, phrase or "draws from NumPy's global RNG (not reseeded per worker before torch 1.9)"
+        if level > worst:
+            worst, what = level, phrase
+    where = ctx.project.project.relative(klass.module.path)
+    return worst, ("%s in %s (%s)" % (what, klass.key, where)) if what else what
 
 
 # Draws from the RNGs every DataLoader worker reseeds (random, NumPy's global RNG, torch).

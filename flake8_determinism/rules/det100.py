@@ -7,6 +7,7 @@ from ..tables.seeding import (
     MODEL_INIT_KEYWORD, NEW_HEAD_SUFFIXES, NEW_WEIGHTS_CALLS, NEW_WEIGHTS_METHODS, PEFT_CONFIG_KEYWORD, TORCH,
 )
 from .base import Report, Rule, module_report, seeding_fix
+from .runs import run_of, seeds_nothing_while_training, unseeded_summary
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -31,6 +32,7 @@ class UnseededTrainingScript(Rule):
 
     code = "DET100"
     fixes = "safe"
+    cross_module = True
     precheck_scope = "entry"
     triggers = frozenset({"backward", "fit", "step", "Runner", "from_cfg"})
     invalid = (
@@ -76,15 +78,21 @@ class UnseededTrainingScript(Rule):
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         facts = ctx.facts
-        if not facts.is_training_entry:
+        run = run_of(ctx)
+        if run is None or not run.trains:
             return
-        if not facts.seeds_anything():
+        if seeds_nothing_while_training(run):
+            used = unseeded_summary(run)
             yield module_report(
                 ctx,
-                "training script seeds no RNG: weight init, dropout and data order differ every run"
-                " — seed random, NumPy and your framework at start-up (e.g. seed_everything(SEED))",
+                "training run seeds no RNG: %s — seed random, NumPy and your framework at start-up"
+                " (e.g. seed_everything(SEED))" % (
+                    used if used else "weight init, dropout and data order differ every run"
+                ),
                 seeding_fix(ctx),
             )
+            return
+        if not facts.is_training_entry:
             return
         trainer = self._first_seeding_trainer(ctx)
         if trainer is not None and not facts.seeded_at(TORCH, trainer) and _new_weights_first(ctx, trainer):

@@ -36,6 +36,9 @@ class DataLoaderWorkersWithoutInitFn(Rule):
     code = "DET201"
     fixes = "safe"
     triggers = dataloader.TRIGGERS
+
+    def might_fire(self, text, settings) -> bool:
+        return dataloader.might_build_dataloader(text)
     invalid = (
         "import numpy as np\nfrom torch.utils.data import DataLoader, Dataset\n\nclass D(Dataset):\n"
         "    def __init__(self):\n        self.rng = np.random.default_rng(0)\n\n"

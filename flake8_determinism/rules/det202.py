@@ -40,6 +40,9 @@ class DataLoaderWithoutGenerator(Rule):
     code = "DET202"
     fixes = "safe"
     triggers = dataloader.TRIGGERS
+
+    def might_fire(self, text, settings) -> bool:
+        return dataloader.might_build_dataloader(text)
     invalid = (
         "from torch.utils.data import DataLoader\n\n"
         "loader = DataLoader(list(range(10)), batch_size=2, shuffle=True)\nfor batch in loader:\n"

@@ -7,6 +7,7 @@ from .._lazy import cst
 from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, order_used, set_held_by
 from ..tables.data_order import ORDER_TAKING
 from ..fix import edits
+from ..tables.aliases import KNOWN_ROOTS
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -79,6 +80,7 @@ class OrderFromSet(Rule):
     code = "DET207"
     fixes = "sometimes"
     triggers = frozenset({"set", "frozenset"})
+    cross_module = True  # an entry module taking an order from a set a project function returns
     invalid = ("labels = ['a', 'b']\nclasses = list(set(labels))\n", "for x in {'a', 'b'}:\n    model.fit(x)\n")
     valid = (
         "labels = ['a', 'b']\nclasses = sorted(set(labels))\nn = len(set(labels))\n",
@@ -118,6 +120,23 @@ class OrderFromSet(Rule):
             if not hash_stable(site.node, site) and self._order_taken(ctx, site.node, site):
                 yield Report(site.node, "%s %s" % (_describe(site.node), _MESSAGE), fix=_sorted_fix(ctx, site.node))
         yield from self._set_variables(ctx)
+        yield from self._project_sets(ctx)
+
+    def _project_sets(self, ctx: FileContext) -> Iterator[Report]:
+        """``for i, name in enumerate(utils.class_names())`` where the project function returns a set."""
+        project = ctx.project if ctx.index.imports and ctx.facts.is_entry else None
+        if project is None:
+            return  # a cost choice, as for the runs: entry modules ask the project
+        for site in ctx.index.calls:
+            qualname = ctx.qualname(site)
+            if not qualname or qualname.split(".", 1)[0] in KNOWN_ROOTS:
+                continue
+            where = project.returned_set(qualname)
+            if where and self._order_taken(ctx, site.node, site):
+                yield Report(
+                    site.node, "%s() returns a set (%s): %s" % (ctx.spelling(site), where, _MESSAGE),
+                    fix=edits.sorted_fix(ctx, site.node, "wrap in sorted(...)", safe=False),
+                )
 
     def _order_taken(self, ctx: FileContext, node, site: CallSite) -> bool:
         parent = ctx.index.parents.get(id(node))

@@ -5,22 +5,20 @@ from .stochastic import StochasticOpRule
 
 
 class UnseededDropout(StochasticOpRule):
-    """DET401: a dropout or noise layer draws its masks from an unseeded RNG.
+    """DET401: a dropout or noise layer draws random masks (strict mode).
 
-    What it does: reports torch ``nn.Dropout*``/``nn.AlphaDropout``/``F.dropout*``,
-    Keras ``Dropout``/``SpatialDropout*``/``GaussianDropout``/``GaussianNoise``/
-    ``AlphaDropout``, ``keras.random.dropout``, ``tf.nn.dropout`` and
-    MindSpore ``nn.Dropout``/``ops.dropout`` when the RNG
-    they draw from is not seeded, under the RNG-draw scope policy (import time,
-    or anywhere in an entry module).  A literal zero rate or ``training=False``
-    is inert and never reported; a Keras layer with ``seed=`` is seeded.  Strict
-    mode reports every one, seeded or not.
+    What it does: in strict mode, reports every torch ``nn.Dropout*``/``nn.AlphaDropout``/
+    ``F.dropout*``, Keras ``Dropout``/``SpatialDropout*``/``GaussianDropout``/``GaussianNoise``/
+    ``AlphaDropout``, ``keras.random.dropout``, ``tf.nn.dropout`` and MindSpore
+    ``nn.Dropout``/``ops.dropout``, seeded or not.  A literal zero rate or ``training=False``
+    is inert and never reported.  In default mode dropout is one of the uses of its RNG that
+    the run's seeding report names (DET100, DET104, DET106, DET107): one report per cause.
 
-    Why it matters: each forward pass in training mode drops a random set of
-    units; with an unseeded RNG the masks, and so the weights, differ every run.
-    Even seeded, masks depend on every earlier draw, so reordering code changes them.
+    Why it matters: each forward pass in training mode drops a random set of units; with an
+    unseeded RNG the masks, and so the weights, differ every run.  Even seeded, masks depend on
+    every earlier draw, so reordering code changes them.
 
-    Example: ``nn.Dropout(0.5)`` in a training script that never calls ``torch.manual_seed``.
+    Example: ``nn.Dropout(0.5)`` in a model, with ``--determinism-strict``.
     Fix: seed the framework at start-up; to debug reproducibility, set the rate to 0 or use ``model.eval()``.
     """
 
@@ -28,11 +26,14 @@ class UnseededDropout(StochasticOpRule):
     table = DROPOUT
     effect = "dropout masks differ"
     strict_fix = "seed first, and set p=0 / model.eval() while debugging reproducibility"
-    invalid = ("import torch.nn as nn\nlayer = nn.Dropout(0.5)\n",)
-    valid = (
+    example_settings = {"strict": True}
+    invalid = (
+        "import torch.nn as nn\nlayer = nn.Dropout(0.5)\n",
         "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\nlayer = nn.Dropout(0.5)\n",
+    )
+    valid = (
         "import torch.nn as nn\nlayer = nn.Dropout(0.0)\n",
-        "import torch.nn.functional as F\ndef f(x):\n    return F.dropout(x)\n",
+        "import torch.nn.functional as F\ndef f(x):\n    return F.dropout(x, training=False)\n",
     )
     sources = (
         (
@@ -50,8 +51,8 @@ class UnseededDropout(StochasticOpRule):
             "keras 3.15 seed_generator.py; mindspore 2.10 nn/layer/basic.py (catalog §4, §6)",
         ),
     )
-    fixed = (
-        "import torch\nimport torch.nn as nn\n\nSEED = 0\ntorch.manual_seed(SEED)\n"
-        "layer = nn.Dropout(0.5)\n"
+    fixed = "import torch.nn as nn\n\nlayer = nn.Dropout(0.0)  # no dropout while checking that runs agree\n"
+    scope_note = (
+        "Strict mode only (``--determinism-strict``). In default mode the run's seeding report names the "
+        "dropout it reaches (``masks dropout (nn.Dropout at models.py:30)``)."
     )
-    scope_note = "Strict mode reports every one, seeded or not: the masks still depend on every earlier draw."

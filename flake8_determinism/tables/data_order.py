@@ -1,6 +1,7 @@
 """Data-order facts: DataLoader, samplers, dataset RNGs, listings, sets.  Catalog §1.1(e), §3, §4, §6, §10."""
 
 DATALOADER = "torch.utils.data.DataLoader"
+TORCH_ROOT = "torch."
 DATASET_BASES = frozenset({"torch.utils.data.Dataset", "torch.utils.data.IterableDataset"})
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers,

@@ -1,0 +1,183 @@
+"""Where a project starts and where its modules are: the root, and imports resolved to files.
+
+Imports are resolved as Python would for a script run from its own directory or from the
+root: relative imports from the importer's package; absolute imports from the importer's
+directory, the root, ``ROOT/src``, the directory above the importer's top-level package, and
+the literal ``sys.path`` additions the importer makes.  Only files under the root count: what
+is not found there is a library.  Every lookup is a few ``stat`` calls, remembered for the
+process: the project is never listed, so its size does not matter.
+"""
+
+import os
+from typing import Dict, Iterable, List, Optional, Tuple
+
+
+MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+# An installed package is a project of its own: the walk up stops below these.
+INSTALL_DIRECTORIES = frozenset({"site-packages", "dist-packages"})
+NO_PROJECT = "none"
+
+_roots: Dict[str, str] = {}
+
+
+def find_root(path: str) -> str:
+    """The nearest ancestor directory of ``path`` holding a marker, else the file's own
+    directory; for a file inside an installed package, that package's directory."""
+    start = os.path.dirname(os.path.abspath(path))
+    cached = _roots.get(start)
+    if cached is not None:
+        return cached
+    current, below = start, None
+    root = start
+    while True:
+        if os.path.basename(current) in INSTALL_DIRECTORIES:
+            root = below or start
+            break
+        if any(_exists(os.path.join(current, marker)) for marker in MARKERS):
+            root = current
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current, below = parent, current
+    _roots[start] = root
+    return root
+
+
+_exists_memo: Dict[str, bool] = {}
+_isfile_memo: Dict[str, bool] = {}
+_isdir_memo: Dict[str, bool] = {}
+
+
+def _exists(path: str) -> bool:
+    found = _exists_memo.get(path)
+    if found is None:
+        found = _exists_memo[path] = os.path.lexists(path)
+    return found
+
+
+def isfile(path: str) -> bool:
+    found = _isfile_memo.get(path)
+    if found is None:
+        try:
+            found = os.path.isfile(path)
+        except (OSError, ValueError):  # a symlink loop, a name the OS rejects
+            found = False
+        _isfile_memo[path] = found
+    return found
+
+
+def isdir(path: str) -> bool:
+    found = _isdir_memo.get(path)
+    if found is None:
+        try:
+            found = os.path.isdir(path)
+        except (OSError, ValueError):
+            found = False
+        _isdir_memo[path] = found
+    return found
+
+
+def forget_files() -> None:
+    """Forget what the file system looked like (a long-lived process: the language server)."""
+    for memo in (_roots, _exists_memo, _isfile_memo, _isdir_memo):
+        memo.clear()
+
+
+class Finder:
+    """Resolves module names to files under one root."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.abspath(root)
+        self._found: Dict[Tuple[str, str], Optional[str]] = {}
+
+    def inside(self, path: str) -> bool:
+        return path == self.root or path.startswith(self.root + os.sep)
+
+    def find(self, importer: str, dotted: str, extra: Iterable[str] = ()) -> Optional[str]:
+        """The file of module ``dotted`` (``a.b``, ``..a.b``) imported from ``importer``: a
+        ``.py`` file, a package's ``__init__.py``, or a directory (a namespace package)."""
+        level = len(dotted) - len(dotted.lstrip("."))
+        name = dotted[level:]
+        here = os.path.dirname(importer)
+        if level:
+            base = here
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            return self._find_in((base,), name) if name else _package_file(base)
+        if not name:
+            return None
+        # A module of the project shadows a library of the same name, as Python would have it
+        # (timm's own repository imports ``timm``): the tables still win for their names.
+        return self._find_in(self._bases(here, extra), name)
+
+    def _bases(self, here: str, extra: Iterable[str]) -> List[str]:
+        bases = [here, self.root, os.path.join(self.root, "src"), _above_package(here)]
+        for added in extra:
+            bases.append(added)
+        seen, unique = set(), []
+        for base in bases:
+            if base not in seen and self.inside(base):
+                seen.add(base)
+                unique.append(base)
+        return unique
+
+    def _find_in(self, bases: Iterable[str], name: str) -> Optional[str]:
+        for base in bases:
+            key = (base, name)
+            if key not in self._found:
+                self._found[key] = self._lookup(base, name)
+            if self._found[key] is not None:
+                return self._found[key]
+        return None
+
+    def _lookup(self, base: str, name: str) -> Optional[str]:
+        path = os.path.join(base, *name.split("."))
+        if not self.inside(path):
+            return None
+        if isfile(path + ".py"):
+            return path + ".py"
+        if isdir(path):
+            init = os.path.join(path, "__init__.py")
+            return init if isfile(init) else path
+        return None
+
+    def submodule(self, package_file: str, name: str) -> Optional[str]:
+        """Module ``name`` inside the package whose ``__init__.py`` (or directory) is given."""
+        base = os.path.dirname(package_file) if package_file.endswith("__init__.py") else package_file
+        return self._find_in((base,), name)
+
+    def syspath_additions(self, module_path: str, additions: Iterable[str]) -> List[str]:
+        """Directories a module's literal ``sys.path`` additions name (relative ones from the
+        module's directory and from the root, where a script is usually run)."""
+        here = os.path.dirname(module_path)
+        found = []
+        for added in additions:
+            if added.startswith("@"):
+                levels, _, tail = added[1:].partition("/")
+                base = here
+                for _ in range(int(levels or 1) - 1):
+                    base = os.path.dirname(base)
+                candidates = [os.path.join(base, tail) if tail else base]
+            elif os.path.isabs(added):
+                candidates = [added]
+            else:
+                candidates = [os.path.join(here, added), os.path.join(self.root, added)]
+            found += [os.path.normpath(c) for c in candidates]
+        return found
+
+
+def _package_file(directory: str) -> Optional[str]:
+    init = os.path.join(directory, "__init__.py")
+    return init if isfile(init) else (directory if isdir(directory) else None)
+
+
+def _above_package(here: str) -> str:
+    """The directory above the top-level package that holds ``here``."""
+    current = here
+    while isfile(os.path.join(current, "__init__.py")):
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return current

@@ -1,0 +1,523 @@
+"""The project model: the project's modules, summarized on demand, and what a run does with them.
+
+A rule asks about a name the linted file uses (``utils.set_seed``, ``models.Net().forward``):
+``FileView.target`` resolves it to a project function, class, instance or module, and
+``FileView.call_effects`` says what calling it does to the global RNGs -- which it seeds, which
+it uses before seeding them, and which it uses later (a model's ``forward``, a dataset's
+``__getitem__``) -- transitively through the project, composed from the module summaries
+(``summary.py``).  Only the modules a question reaches are read, each once per process
+(and once per change, with the cache): one file's lint never parses the whole project.
+Anything we cannot read or resolve is unknown, and unknown is judged as before the project
+model: a library.
+"""
+
+import ast
+import os
+import tokenize
+from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
+
+from ...tables import seeding as T
+from ...tables.run_uses import DEFERRED_METHODS
+from ...tables.stochastic import KERAS, KERAS_SEEDED_BY
+from . import summary as S
+from .layout import NO_PROJECT, Finder, find_root, forget_files
+from .store import Store, stamp
+
+MAX_USES = 3  # uses kept per RNG: the messages name up to three
+MAX_MODULE_BYTES = 2_000_000  # larger modules are generated tables, not code a run calls into
+MAX_EXPANSIONS = 5000  # bodies composed for one question, at most
+IMPORT_DEPTH = 2  # import-time code followed this many imports deep (a package's __init__ chain)
+
+
+class Use(NamedTuple):
+    path: str
+    line: int
+    column: int
+    what: str  # "initializes weights (nn.Linear)"
+
+
+class Effects(NamedTuple):
+    seeds: FrozenSet[str] = frozenset()
+    # framework -> uses made before the body seeds it (at most MAX_USES)
+    unseeded: Tuple[Tuple[str, Tuple[Use, ...]], ...] = ()
+    # framework -> uses made later, whenever the built object is applied (forward, __getitem__)
+    deferred: Tuple[Tuple[str, Tuple[Use, ...]], ...] = ()
+    trains: bool = False  # it trains: ``.backward()``, an optimizer step, a Trainer
+
+    def uses(self, deferred: bool = False) -> Dict[str, Tuple[Use, ...]]:
+        return dict(self.deferred if deferred else self.unseeded)
+
+
+EMPTY = Effects()
+
+
+class Target(NamedTuple):
+    kind: str  # module | function | class | instance
+    module: "Module"
+    key: str  # body or class key; "" for a module
+
+
+class Module:
+    __slots__ = ("path", "summary")
+
+    def __init__(self, path: str, summary: Optional[dict]) -> None:
+        self.path = path
+        self.summary = summary or {}
+
+    @property
+    def bodies(self) -> dict:
+        return self.summary.get("bodies", {})
+
+    @property
+    def classes(self) -> dict:
+        return self.summary.get("classes", {})
+
+    @property
+    def names(self) -> dict:
+        return self.summary.get("names", {})
+
+
+def seeded(framework: str, seeds) -> bool:
+    if framework == KERAS:
+        return any(fw in seeds for fw in KERAS_SEEDED_BY)
+    return framework in seeds
+
+
+def seeds_by_name(name: str, settings, on_object: bool = False) -> FrozenSet[str]:
+    """Today's assumption for a function we cannot see into: one named like a seeding helper
+    (``set_seed``, ``init_seeds``) seeds every framework; ``--determinism-seed-functions`` too."""
+    last = name.rsplit(".", 1)[-1].replace("()", "")
+    dotted = "." + name.lstrip(".?").replace("()", "")
+    if any(name == n or dotted.endswith("." + n) for n in settings.seed_functions):
+        return T.ALL_FRAMEWORKS
+    if "seed" not in last.lower() or last in T.NOT_SEEDING_NAMES or last.startswith("get_"):
+        return frozenset()
+    if on_object and last in T.OBJECT_SEED_METHODS:
+        return frozenset()  # ``g.manual_seed(0)``: that generator only
+    return T.ALL_FRAMEWORKS
+
+
+class _Uses:
+    """Collects uses per framework, keeping the first MAX_USES of each."""
+
+    def __init__(self) -> None:
+        self.by_framework: Dict[str, List[Use]] = {}
+
+    def add(self, framework: str, use: Use) -> None:
+        kept = self.by_framework.setdefault(framework, [])
+        if len(kept) < MAX_USES and use not in kept:
+            kept.append(use)
+
+    def frozen(self) -> tuple:
+        return tuple((fw, tuple(uses)) for fw, uses in self.by_framework.items())
+
+
+class Project:
+    """One project root: its modules and their effects, shared by every file linted in a process."""
+
+    def __init__(self, root: str, settings, use_cache: bool = True) -> None:
+        self.root = root
+        self.settings = settings
+        self.finder = Finder(root)
+        self.store = Store(root, S.VERSION) if use_cache else None
+        self._modules: Dict[str, Optional[Module]] = {}
+        self._effects: Dict[tuple, Effects] = {}
+        self._busy: set = set()
+        self._expansions = 0
+
+    # -- modules ------------------------------------------------------------------------
+    def module(self, path: str) -> Optional[Module]:
+        if path in self._modules:
+            return self._modules[path]
+        module = None
+        if not path.endswith(".py"):
+            module = Module(path, None)  # a namespace package: a directory of modules
+        else:
+            at = stamp(path)
+            if at is not None:
+                found = self.store.load(path, at) if self.store is not None else None
+                if found is None:
+                    found = _summarize_file(path, at[0])
+                    if found is not None and self.store is not None:
+                        self.store.save(path, at, found)
+                if found is not None:
+                    module = Module(path, found)
+        self._modules[path] = module
+        return module
+
+    def find(self, importer: Module, dotted: str) -> Optional[Module]:
+        extra = self.finder.syspath_additions(importer.path, importer.summary.get("syspath", ()))
+        path = self.finder.find(importer.path, dotted, extra)
+        return self.module(path) if path is not None else None
+
+    # -- names ----------------------------------------------------------------------------
+    def resolve(self, importer: Module, ref: str, depth: int = 0) -> Optional[Target]:
+        """What a qualified name used in ``importer`` refers to in the project, if anything."""
+        if depth > 8 or not ref or ref.startswith("?"):
+            return None
+        if ref.startswith("#"):
+            return self._resolve_local(importer, ref[1:], depth)
+        level = len(ref) - len(ref.lstrip("."))
+        segments = ref[level:].split(".") if ref[level:] else []
+        for cut in range(len(segments), 0, -1):
+            prefix = segments[:cut]
+            if any(s.endswith("()") for s in prefix):
+                continue
+            module = self.find(importer, "." * level + ".".join(prefix))
+            if module is not None:
+                return self._walk(Target("module", module, ""), segments[cut:], depth)
+        if level and not segments:
+            module = self.find(importer, "." * level)
+            return Target("module", module, "") if module is not None else None
+        return None
+
+    def _resolve_local(self, module: Module, path: str, depth: int) -> Optional[Target]:
+        head, caret, tail = path.partition("^")
+        if caret:  # ``super().m``: ``m`` from the bases of class ``head``
+            name = tail.lstrip(".").split(".", 1)[0].replace("()", "")
+            if head not in module.classes or not name:
+                return None
+            for base in module.classes[head][0]:
+                found = self._base_class(module, base, depth)
+                if found is not None:
+                    method = self.method(found, name, depth + 1)
+                    if method is not None:
+                        return method
+            return None
+        segments = path.split(".")
+        for cut in range(len(segments), 0, -1):
+            key = ".".join(s.replace("()", "") for s in segments[:cut])
+            if any(s.endswith("()") for s in segments[: cut - 1]):
+                continue
+            if key in module.classes:
+                target = Target("class", module, key)
+            elif key in module.bodies:
+                target = Target("function", module, key)
+            else:
+                continue
+            if segments[cut - 1].endswith("()"):
+                target = _called(target)
+                if target is None:
+                    return None
+            return self._walk(target, segments[cut:], depth)
+        return None
+
+    def _walk(self, target: Optional[Target], rest: List[str], depth: int) -> Optional[Target]:
+        for segment in rest:
+            if target is None:
+                return None
+            name, call = (segment[:-2], True) if segment.endswith("()") else (segment, False)
+            if target.kind == "module":
+                target = self._member(target.module, name, depth)
+            elif target.kind in ("class", "instance"):
+                target = self.method(target, name, depth)
+            else:
+                return None  # an attribute of what a function returns: unknown
+            if call and target is not None:
+                target = _called(target)
+        return target
+
+    def _member(self, module: Module, name: str, depth: int) -> Optional[Target]:
+        if name in module.classes:
+            return Target("class", module, name)
+        if name in module.bodies and name not in (S.IMPORT_TIME, S.MAIN):
+            return Target("function", module, name)
+        ref = module.names.get(name)
+        if ref is not None and not ref.startswith("#"):
+            return self.resolve(module, ref, depth + 1)  # re-exported: ``from .seed import set_seed``
+        for star in module.summary.get("stars", ()):
+            found = self.resolve(module, star + "." + name, depth + 1)
+            if found is not None:
+                return found
+        path = self.finder.submodule(module.path, name)
+        if path is not None:
+            found = self.module(path)
+            return Target("module", found, "") if found is not None else None
+        return None
+
+    def _base_class(self, module: Module, ref: str, depth: int) -> Optional[Target]:
+        found = self.resolve(module, ref, depth + 1) if ref else None
+        return found if found is not None and found.kind == "class" else None
+
+    def method(self, klass: Target, name: str, depth: int = 0) -> Optional[Target]:
+        """``name`` looked up on a project class (or instance) and its project bases, in order."""
+        if depth > 8:
+            return None
+        entry = klass.module.classes.get(klass.key)
+        if entry is None:
+            return None
+        bases, methods = entry[0], entry[1]
+        if name in methods:
+            return Target("function", klass.module, klass.key + "." + name)
+        nested = klass.key + "." + name
+        if nested in klass.module.classes:
+            return Target("class", klass.module, nested)
+        for base in bases:
+            found = self._base_class(klass.module, base, depth)
+            if found is not None:
+                method = self.method(found, name, depth + 1)
+                if method is not None:
+                    return method
+        return None
+
+    def library_bases(self, klass: Target, depth: int = 0) -> FrozenSet[str]:
+        """The qualified names of the library classes a project class derives from."""
+        found = set()
+        entry = klass.module.classes.get(klass.key)
+        if entry is None or depth > 8:
+            return frozenset()
+        for base in entry[0]:
+            project = self._base_class(klass.module, base, depth)
+            if project is not None:
+                found |= self.library_bases(project, depth + 1)
+            elif base and not base.startswith("#"):
+                found.add(base)
+        return frozenset(found)
+
+    def class_randomness(self, klass: Target, depth: int = 0) -> List[tuple]:
+        """(level, phrase, draws from NumPy) of a project class and of each of its project bases."""
+        entry = klass.module.classes.get(klass.key)
+        if entry is None or depth > 8:
+            return []
+        found = [tuple(entry[2])]
+        for base in entry[0]:
+            project = self._base_class(klass.module, base, depth)
+            if project is not None:
+                found += self.class_randomness(project, depth + 1)
+        return found
+
+    # -- effects --------------------------------------------------------------------------
+    def call_effects(self, importer: Module, ref: str, passed: bool = False) -> Effects:
+        """What a call of ``ref`` from ``importer`` does to the global RNGs."""
+        on_object = ref.startswith("?")
+        target = None if on_object else self.resolve(importer, ref)
+        if target is None:
+            seeds = seeds_by_name(ref, self.settings, on_object)
+            return Effects(seeds=seeds) if seeds else EMPTY
+        return self.target_effects(target, passed)
+
+    def target_effects(self, target: Target, passed: bool = False) -> Effects:
+        if target.kind == "function":
+            return self.body_effects(target.module, target.key)
+        if target.kind == "class" and not passed:
+            return self._build_effects(target)
+        if target.kind == "instance":
+            call = self.method(target, "__call__") or self.method(target, "forward")
+            return self.body_effects(call.module, call.key) if call is not None else EMPTY
+        return EMPTY
+
+    def body_effects(self, module: Module, key: str, import_depth: int = 0) -> Effects:
+        memo = (module.path, key, import_depth if key == S.IMPORT_TIME else 0)
+        found = self._effects.get(memo)
+        if found is not None:
+            return found
+        if memo in self._busy or self._expansions >= MAX_EXPANSIONS:
+            return EMPTY  # a cycle, or more than one question should cost: unknown
+        self._busy.add(memo)
+        self._expansions += 1
+        try:
+            effects = self._compose(module, module.bodies.get(key, ()), import_depth)
+        finally:
+            self._busy.discard(memo)
+        self._effects[memo] = effects
+        return effects
+
+    def _compose(self, module: Module, events: Iterable[tuple], import_depth: int) -> Effects:
+        seeds = set()
+        unseeded, deferred = _Uses(), _Uses()
+        trains = False
+        for event in events:
+            kind = event[0]
+            if kind == S.TRAIN:
+                trains = True
+            elif kind == S.SEED:
+                seeds.update(event[3])
+            elif kind == S.USE:
+                framework, use = event[3], Use(module.path, event[1], event[2], event[4])
+                if event[5]:
+                    deferred.add(framework, use)
+                elif not seeded(framework, seeds):
+                    unseeded.add(framework, use)
+            elif kind in (S.CALL, S.PASS):
+                called = self.call_effects(module, event[3], kind == S.PASS)
+                trains = trains or called.trains
+                _merge(called, seeds, unseeded, deferred)
+            elif kind == S.IMPORT and import_depth < IMPORT_DEPTH:
+                # What a module seeds when it is imported counts; what it draws then is
+                # reported in that module (it runs at import time, whoever imports it).
+                imported = self.find(module, event[3])
+                if imported is not None and imported is not module:
+                    seeds.update(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1).seeds)
+        return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains)
+
+    def _build_effects(self, klass: Target) -> Effects:
+        """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``
+        (the methods a framework calls) draw, it draws later."""
+        init = self.method(klass, "__init__")
+        built = self.body_effects(init.module, init.key) if init is not None else EMPTY
+        deferred = _Uses()
+        for framework, uses in built.deferred:
+            for use in uses:
+                deferred.add(framework, use)
+        for name in sorted(DEFERRED_METHODS):
+            method = self.method(klass, name)
+            if method is None:
+                continue
+            later = self.body_effects(method.module, method.key)
+            for part in (later.unseeded, later.deferred):
+                for framework, uses in part:
+                    for use in uses:
+                        deferred.add(framework, use)
+        return Effects(built.seeds, built.unseeded, deferred.frozen(), built.trains)
+
+    def import_seeds(self, importer: Module, dotted: str) -> FrozenSet[str]:
+        """What importing module ``dotted`` seeds (its import-time code)."""
+        module = self.find(importer, dotted)
+        if module is None:
+            return frozenset()
+        return self.body_effects(module, S.IMPORT_TIME, 1).seeds
+
+    def begin_question(self) -> None:
+        self._expansions = 0
+
+    def relative(self, path: str) -> str:
+        try:
+            relative = os.path.relpath(path, self.root)
+        except ValueError:
+            return path
+        return relative.replace(os.sep, "/")
+
+
+def _called(target: Target) -> Optional[Target]:
+    """What calling a target gives: a class gives an instance; anything else, unknown."""
+    if target.kind == "class":
+        return Target("instance", target.module, target.key)
+    return None
+
+
+def _merge(effects: Effects, seeds: set, unseeded: _Uses, deferred: _Uses) -> None:
+    for framework, uses in effects.unseeded:
+        if not seeded(framework, seeds):
+            for use in uses:
+                unseeded.add(framework, use)
+    for framework, uses in effects.deferred:
+        for use in uses:
+            deferred.add(framework, use)
+    seeds.update(effects.seeds)
+
+
+def _summarize_file(path: str, size: int) -> Optional[dict]:
+    """The summary of a module on disk; None when it cannot be read or parsed (unknown)."""
+    if size > MAX_MODULE_BYTES:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        if b"\0" in data:
+            return None
+        try:
+            encoding, _ = tokenize.detect_encoding(iter(data.splitlines(True)).__next__)
+            text = data.decode(encoding)
+        except (SyntaxError, LookupError, UnicodeDecodeError):
+            text = data.decode("latin-1")
+        tree = ast.parse(text, filename=path)
+        return S.summarize(tree)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, TypeError):
+        return None
+
+
+# -- the project of a linted file ----------------------------------------------------------
+_projects: Dict[tuple, Project] = {}
+
+
+def forget() -> None:
+    """Forget every project and what the file system looked like: a long-lived process (the
+    language server) calls this when files may have changed."""
+    _projects.clear()
+    forget_files()
+
+
+def project_for(filename: str, settings) -> Optional[Project]:
+    """The project a file belongs to (``--determinism-project-root``), shared in the process."""
+    option = getattr(settings, "project_root", "") or ""
+    if option.lower() == NO_PROJECT or not filename or filename in ("-", "stdin"):
+        return None
+    path = os.path.abspath(filename)
+    if not os.path.isdir(os.path.dirname(path)):
+        return None
+    root = os.path.abspath(option) if option else find_root(path)
+    key = (root, getattr(settings, "cache", True), settings.seed_functions)
+    project = _projects.get(key)
+    if project is None:
+        project = _projects[key] = Project(root, settings, use_cache=key[1])
+    return project
+
+
+class FileView:
+    """The project as one linted file sees it: its imports resolved from its own path."""
+
+    def __init__(self, project: Project, filename: str, syspath: Tuple[str, ...] = ()) -> None:
+        self.project = project
+        self.path = os.path.abspath(filename)
+        self.module = Module(self.path, {"syspath": tuple(syspath)})
+        self.extra = project.finder.syspath_additions(self.path, syspath)
+        self._targets: Dict[str, Optional[Target]] = {}
+
+    def target(self, qualname: Optional[str]) -> Optional[Target]:
+        if not qualname:
+            return None
+        if qualname not in self._targets:
+            self._targets[qualname] = self.project.resolve(self.module, qualname)
+        return self._targets[qualname]
+
+    def call_effects(self, qualname: Optional[str]) -> Optional[Effects]:
+        """What calling ``qualname`` does, when it is the project's; None otherwise."""
+        target = self.target(qualname)
+        if target is None:
+            return None
+        self.project.begin_question()
+        return self.project.target_effects(target)
+
+    def import_seeds(self, dotted: str) -> FrozenSet[str]:
+        self.project.begin_question()
+        return self.project.import_seeds(self.module, dotted)
+
+    def star_name(self, star_module: str, name: str) -> Optional[str]:
+        """``from utils import *`` then ``name``: ``utils.name`` when the project's ``utils``
+        defines or imports it."""
+        target = self.target(star_module + "." + name)
+        return star_module + "." + name if target is not None else None
+
+    def class_target(self, qualname: Optional[str]) -> Optional[Target]:
+        target = self.target(qualname)
+        return target if target is not None and target.kind == "class" else None
+
+    def returned_set(self, qualname: Optional[str]) -> str:
+        """``utils.py:12`` when the project function ``qualname`` returns a set (of strings or
+        unknown elements), else ''."""
+        target = self.target(qualname)
+        if target is None or target.kind != "function":
+            return ""
+        found = target.module.summary.get("returns", {}).get(target.key)
+        return "%s:%d" % (self.project.relative(target.module.path), found[1]) if found else ""
+
+    def where(self, use: Use) -> str:
+        return "%s:%d" % (self.project.relative(use.path), use.line)
+
+
+def imports_project_module(tree: ast.Module, path: str, settings) -> bool:
+    """Does a module import (anywhere in it) a module of its project?  A few ``stat`` calls."""
+    project = project_for(path, settings)
+    if project is None:
+        return False
+    view = FileView(project, path, S.syspath_additions(tree))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = ["." * node.level + (node.module or "")]
+        else:
+            continue
+        if any(project.finder.find(view.path, name, view.extra) is not None for name in names):
+            return True
+    return False

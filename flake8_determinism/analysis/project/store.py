@@ -1,0 +1,101 @@
+"""Module summaries cached on disk under the project root, so a warm run parses no module again.
+
+One file per module in ``ROOT/.determinism_cache/`` (which ignores itself for git, as ruff's
+cache does), valid while the module's size and modification time are the ones it was
+summarized at.  Written to a temporary file and renamed into place, so concurrent writers
+(``flake8 -j``) and readers never see half a file; anything unreadable is a miss.  A module
+that changes while it is summarized is not stored.  ``marshal`` holds plain data only: a
+corrupt or hostile file can fail to load, never run code.
+"""
+
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from typing import Optional, Tuple
+
+CACHE_DIRECTORY = ".determinism_cache"
+_MAGIC = "flake8-determinism summary"
+
+Stamp = Tuple[int, int]  # (size, mtime in ns)
+
+
+def stamp(path: str) -> Optional[Stamp]:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+class Store:
+    def __init__(self, root: str, version: int) -> None:
+        self.top = os.path.join(root, CACHE_DIRECTORY)
+        self.directory = os.path.join(self.top, "summaries-v%d-py%d%d" % (version, *sys.version_info[:2]))
+        self.version = version
+        self.writable = True
+        self._prepared = False
+
+    def _file(self, path: str) -> str:
+        return os.path.join(self.directory, hashlib.sha1(path.encode("utf-8", "surrogatepass")).hexdigest() + ".m")
+
+    def load(self, path: str, current: Stamp) -> Optional[dict]:
+        try:
+            with open(self._file(path), "rb") as handle:
+                magic, stored_path, size, mtime, summary = marshal.loads(handle.read())
+        except (OSError, EOFError, ValueError, TypeError):
+            return None
+        if magic != _MAGIC or stored_path != path or (size, mtime) != current:
+            return None
+        if not isinstance(summary, dict) or summary.get("version") != self.version:
+            return None
+        return summary
+
+    def save(self, path: str, at: Stamp, summary: dict) -> None:
+        if not self.writable or stamp(path) != at:
+            return  # changed while it was summarized: the next run summarizes it again
+        try:
+            self._prepare()
+            data = marshal.dumps((_MAGIC, path, at[0], at[1], summary))
+            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(data)
+                os.replace(temporary, self._file(path))
+            except BaseException:
+                _remove(temporary)
+                raise
+        except (OSError, ValueError):
+            self.writable = False  # a read-only checkout, a full disk: run without the cache
+
+    def _prepare(self) -> None:
+        if self._prepared:
+            return
+        os.makedirs(self.directory, exist_ok=True)
+        ignore = os.path.join(self.top, ".gitignore")
+        if not os.path.exists(ignore):
+            _write_small(ignore, "# Created by flake8-determinism: its cache, never committed.\n*\n")
+            _write_small(
+                os.path.join(self.top, "CACHEDIR.TAG"),
+                "Signature: 8a477f597d28d172789f06886806bc55\n# flake8-determinism's cache\n",
+            )
+        self._prepared = True
+
+
+def _write_small(path: str, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -1,0 +1,564 @@
+"""A project module summarized from its ``ast``: what a run needs to know of it, as plain data.
+
+The summary is settings-independent and made of tuples, dicts and strings only, so the
+cache can store it with ``marshal``.  Every body (the import-time code, the ``__main__``
+block, each function and method) becomes a list of *events* in evaluation order:
+
+- ``("S", line, col, frameworks)``: seeds those global RNGs (a seeding call or helper);
+- ``("U", line, col, framework, what, deferred)``: uses a global RNG (a draw, a layer that
+  initialises weights, dropout, a random transform, a shuffling DataLoader); ``deferred``:
+  it draws when applied, later (a layer or transform object);
+- ``("C", line, col, ref)``: calls something the project may define; ``("P", ...)`` passes it
+  on (``Process(target=f)``); ``("I", line, col, ref)``: imports a module (its import-time code
+  runs).  ``ref`` is a qualified name as the module spells it (``utils.set_seed``,
+  ``.data.Images``, ``models.Net().forward``); ``#f``/``#C.m`` name this module's own
+  definitions; ``#C^.m`` looks ``m`` up in ``C``'s bases (``super().m()``); ``?name`` is a
+  call on an object we cannot see, kept only when its name says ``seed``.
+
+The project model (``model.py``) resolves the references and composes the effects.
+"""
+
+import ast
+from typing import Dict, List, Optional, Tuple
+
+from ...tables import data_order as D
+from ...tables import seeding as T
+from ...tables.aliases import KNOWN_ROOTS
+from ...tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
+from ...tables.rng_draws import TORCH_IGNORES_GENERATOR
+from ...tables.run_uses import LIBRARY_DRAWS, PRETRAINED_KEYWORDS, TORCH_MODEL_BUILDER_PREFIXES
+from ...tables.run_uses import TORCH_MODEL_BUILDERS, WEIGHT_LAYERS
+from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
+from ..scopes import canonical
+
+VERSION = 1
+IMPORT_TIME, MAIN = "<module>", "<main>"
+SEED, USE, CALL, PASS, IMPORT, TRAIN = "S", "U", "C", "P", "I", "T"
+_TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
+_RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"})
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DRAW_TABLES = (
+    (PYTHON_RANDOM, T.RANDOM), (NUMPY_LEGACY, T.NUMPY), (frozenset(TF_DRAWS), T.TF),
+    (frozenset(MINDSPORE_DRAWS), T.MS),
+)
+# What a class's data-loading methods draw (DET201): see rules/dataloader.py.
+NOTHING, RESEEDED, UNSEEN, COPIED = 0, 1, 2, 3
+
+
+class _Scope:
+    __slots__ = ("kind", "parent", "key", "names", "klass")
+
+    def __init__(self, kind: str, parent: Optional["_Scope"], key: str, klass: Optional[str] = None) -> None:
+        self.kind = kind  # module | function | class
+        self.parent = parent
+        self.key = key  # the body's key: "<module>", "f", "C.m", "f.g"
+        self.names: Dict[str, tuple] = {}  # name -> ("import", qualname) | ("def", ref) | ("assign", expr, scope)
+        self.klass = klass  # for a method's scope: its class's key
+
+    def bind(self, name: str, binding: tuple) -> None:
+        old = self.names.get(name)
+        if old is not None and old[0] == "import" and binding[0] == "assign" and _is_none(binding[1]):
+            return  # ``except ImportError: np = None`` keeps the import
+        self.names[name] = binding
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def dotted(node) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def _keyword(call: ast.Call, name: str):
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _has_double_star(call: ast.Call) -> bool:
+    return any(keyword.arg is None for keyword in call.keywords)
+
+
+def _argument(call: ast.Call, name: str, position: Optional[int]):
+    found = _keyword(call, name)
+    if found is None and position is not None and len(call.args) > position:
+        found = call.args[position]
+        if isinstance(found, ast.Starred):
+            return None
+    return found
+
+
+def _literal(node) -> Tuple[bool, object]:
+    if isinstance(node, ast.Constant):
+        return True, node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant) and isinstance(node.op, ast.USub):
+        return True, -node.operand.value if isinstance(node.operand.value, (int, float)) else None
+    return False, None
+
+
+class _Summarizer:
+    def __init__(self, tree: ast.Module, imports_torch: bool) -> None:
+        self.tree = tree
+        self.imports_torch = imports_torch
+        self.module = _Scope("module", None, IMPORT_TIME)
+        self.bodies: Dict[str, List[tuple]] = {IMPORT_TIME: [], MAIN: []}
+        self.calls: Dict[str, List[tuple]] = {IMPORT_TIME: [], MAIN: []}  # key -> [(node, scope, kind)]
+        self.classes: Dict[str, dict] = {}
+        self.self_attributes: Dict[str, Dict[str, list]] = {}  # class key -> attribute -> [(value, scope)]
+        self.returns: Dict[str, List[ast.expr]] = {}
+        self.syspath: List[str] = []
+        self.stars: List[str] = []
+        self.has_main = False
+
+    # -- pass 1: scopes, bindings, the calls of each body --------------------------------
+    def collect(self) -> None:
+        stack = [(stmt, self.module, IMPORT_TIME) for stmt in reversed(self.tree.body)]
+        while stack:
+            node, scope, body = stack.pop()
+            children = self._visit(node, scope, body)
+            if children:
+                stack.extend(reversed(children))
+
+    def _visit(self, node, scope: _Scope, body: str):
+        if isinstance(node, _FUNCTIONS):
+            return self._function(node, scope, body)
+        if isinstance(node, ast.ClassDef):
+            return self._class(node, scope, body)
+        if isinstance(node, ast.Lambda):
+            # Runs where the body that holds it runs (``map(lambda x: random.random(), xs)``).
+            return [(node.body, scope, body)] + [(d, scope, body) for d in node.args.defaults]
+        if isinstance(node, ast.If) and scope is self.module and body == IMPORT_TIME and _is_main_guard(node.test):
+            self.has_main = True
+            return [(s, scope, MAIN) for s in node.body] + [(s, scope, body) for s in node.orelse]
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    scope.bind(alias.asname, ("import", alias.name))
+                else:
+                    top = alias.name.split(".")[0]
+                    scope.bind(top, ("import", top))
+                self.calls[body].append((node, scope, IMPORT, alias.name))
+            return None
+        if isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            prefix = module if module.endswith(".") else module + "."
+            for alias in node.names:
+                if alias.name == "*":
+                    if scope is self.module:
+                        self.stars.append(module)
+                    continue
+                scope.bind(alias.asname or alias.name, ("import", prefix + alias.name))
+            self.calls[body].append((node, scope, IMPORT, module))
+            return None
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            for target in targets:
+                self._bind_target(target, value, scope)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            self._bind_target(node.target, None, scope)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    self._bind_target(item.optional_vars, None, scope)
+        elif isinstance(node, ast.NamedExpr):
+            self._bind_target(node.target, node.value, scope)
+        elif isinstance(node, ast.Call):
+            self.calls[body].append((node, scope, CALL, None))
+        elif isinstance(node, ast.Return) and node.value is not None:
+            self.returns.setdefault(body, []).append(node.value)
+        return [(child, scope, body) for child in ast.iter_child_nodes(node)]
+
+    def _bind_target(self, target, value, scope: _Scope) -> None:
+        if isinstance(target, ast.Name):
+            scope.bind(target.id, ("assign", value, scope))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._bind_target(element.value if isinstance(element, ast.Starred) else element, None, scope)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            if scope.klass is not None and value is not None:
+                attributes = self.self_attributes.setdefault(scope.klass, {})
+                attributes.setdefault(target.attr, []).append((value, scope))
+
+    def _function(self, node, scope: _Scope, body: str):
+        key = node.name if scope.kind == "module" else scope.key + "." + node.name
+        if key in self.bodies:
+            key = "%s@%d" % (key, node.lineno)  # redefined: keep both, the name binds the last
+        scope.bind(node.name, ("def", "#" + key))
+        inner = _Scope("function", scope, key, klass=scope.key if scope.kind == "class" else scope.klass)
+        self.bodies[key] = []
+        self.calls[key] = []
+        for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+            inner.bind(arg.arg, ("param", arg.annotation))
+        for extra in (node.args.vararg, node.args.kwarg):
+            if extra is not None:
+                inner.bind(extra.arg, ("param", None))
+        if scope.kind == "class":
+            self.classes[scope.key]["methods"].append(node.name)
+        outer = [(d, scope, body) for d in node.decorator_list]
+        outer += [(d, scope, body) for d in node.args.defaults + [k for k in node.args.kw_defaults if k]]
+        return outer + [(stmt, inner, key) for stmt in node.body]
+
+    def _class(self, node: ast.ClassDef, scope: _Scope, body: str):
+        key = node.name if scope.kind == "module" else scope.key + "." + node.name
+        scope.bind(node.name, ("def", "#" + key))
+        inner = _Scope("class", scope, key)
+        self.classes[key] = {"node": node, "scope": scope, "methods": []}
+        children = [(d, scope, body) for d in node.decorator_list]
+        children += [(b, scope, body) for b in node.bases] + [(k.value, scope, body) for k in node.keywords]
+        # The class body runs where the class statement does; its methods are bodies of their own.
+        return children + [(stmt, inner, body) for stmt in node.body]
+
+    # -- name resolution -------------------------------------------------------------
+    def lookup(self, name: str, scope: _Scope):
+        current, left_function = scope, False
+        while current is not None:
+            if not (left_function and current.kind == "class"):
+                binding = current.names.get(name)
+                if binding is not None:
+                    return binding
+            left_function = left_function or current.kind == "function"
+            current = current.parent
+        return None
+
+    def resolve(self, expr, scope: _Scope, depth: int = 0) -> Optional[str]:
+        raw = self._resolve(expr, scope, depth)
+        return canonical(raw) if raw and not raw.startswith("#") else raw
+
+    def _resolve(self, expr, scope: _Scope, depth: int) -> Optional[str]:
+        if depth > 6:
+            return None
+        parts = []
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        base = None
+        if isinstance(expr, ast.Name):
+            if expr.id == "self" and parts and scope.klass is not None:
+                base, parts = self._self_attribute(scope.klass, parts.pop(), depth), parts
+            else:
+                base = self._resolve_name(expr.id, scope, depth)
+        elif isinstance(expr, ast.Call):
+            if isinstance(expr.func, ast.Name) and expr.func.id == "super" and parts and scope.klass is not None:
+                base = "#%s^" % scope.klass
+            else:
+                inner = self._resolve(expr.func, scope, depth + 1)
+                base = inner + "()" if inner else None
+        if base is None:
+            return None
+        return base + "." + ".".join(reversed(parts)) if parts else base
+
+    def _resolve_name(self, name: str, scope: _Scope, depth: int) -> Optional[str]:
+        binding = self.lookup(name, scope)
+        if binding is None:
+            return None
+        kind = binding[0]
+        if kind == "import":
+            return binding[1]
+        if kind == "def":
+            return binding[1]
+        if kind == "assign" and binding[1] is not None:
+            value = binding[1]
+            if isinstance(value, ast.Name) and value.id == name:
+                return None
+            if isinstance(value, (ast.Call, ast.Attribute, ast.Name)):
+                return self._resolve(value, binding[2], depth + 1)
+        return None
+
+    def _self_attribute(self, klass: str, attribute: str, depth: int) -> Optional[str]:
+        """``self.x``: what every ``self.x = ...`` of the class resolves to; else the class's own
+        attribute (a method: ``#C.m``)."""
+        assigned = self.self_attributes.get(klass, {}).get(attribute)
+        if assigned:
+            found = {self._resolve(value, scope, depth + 1) for value, scope in assigned}
+            return found.pop() if len(found) == 1 else None
+        return "#%s.%s" % (klass, attribute)
+
+    # -- pass 2: events ------------------------------------------------------------------
+    def events(self) -> Dict[str, tuple]:
+        bodies = {}
+        for key, calls in self.calls.items():
+            events = []
+            for node, scope, kind, extra in calls:
+                if kind == IMPORT:
+                    events.append(((node.lineno, node.col_offset), (IMPORT, node.lineno, node.col_offset, extra)))
+                    continue
+                for event in self._call_events(node, scope):
+                    events.append(((node.end_lineno, node.end_col_offset), event))
+            events.sort(key=lambda pair: pair[0])
+            bodies[key] = tuple(event for _, event in events)
+        return bodies
+
+    def _call_events(self, call: ast.Call, scope: _Scope):
+        func = call.func
+        line, col = call.lineno, call.col_offset
+        name = self.resolve(func, scope)
+        method = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+        if _trains(func, method, name):
+            yield (TRAIN, line, col)
+        if name is None:
+            if isinstance(func, ast.Attribute) and method in T.SEEDING_METHODS:
+                yield (SEED, line, col, tuple(sorted(T.SEEDING_METHODS[method])))
+            elif "seed" in method.lower():
+                yield (CALL, line, col, "?" + method)
+            elif self.imports_torch and method in TENSOR_METHODS and _keyword(call, "generator") is None:
+                yield (USE, line, col, T.TORCH, "draws (%s())" % (dotted(func) or method), False)
+            yield from self._passed(call, scope)
+            return
+        if name in ("sys.path.insert", "sys.path.append"):
+            self._syspath(call)
+            return
+        spelled = dotted(func) or method
+        event = self._library_event(name, call, spelled, line, col)
+        if event is not None:
+            yield event
+        elif name.startswith("#") or name.split(".", 1)[0].lstrip(".") not in KNOWN_ROOTS or name.startswith("."):
+            yield (CALL, line, col, name)
+        yield from self._passed(call, scope)
+
+    def _library_event(self, name: str, call: ast.Call, spelled: str, line: int, col: int):
+        bare = name.replace("()", "")
+        if name in T.SEEDERS:
+            return (SEED, line, col, tuple(sorted(T.SEEDERS[name])))
+        if T.seeds_when_built(name):
+            return (SEED, line, col, tuple(sorted(T.TRAINER_SEEDS)))
+        for table, framework in _DRAW_TABLES:
+            if name in table:
+                return (USE, line, col, framework, "draws (%s())" % spelled, False)
+        if name in TORCH_GLOBAL and (name in TORCH_IGNORES_GENERATOR or _keyword(call, "generator") is None):
+            return (USE, line, col, T.TORCH, "draws (%s())" % spelled, False)
+        if name in WEIGHT_LAYERS:
+            return (USE, line, col, WEIGHT_LAYERS[name], "initializes weights (%s)" % spelled, False)
+        builder = name.startswith(TORCH_MODEL_BUILDER_PREFIXES) and bare.rsplit(".", 1)[-1][:1].islower()
+        if (builder or name in TORCH_MODEL_BUILDERS) and not any(_truthy(_keyword(call, k)) for k in PRETRAINED_KEYWORDS):
+            return (USE, line, col, T.TORCH, "initializes weights (%s())" % spelled, False)
+        for table, what in ((DROPOUT, "masks dropout"), (RANDOM_TRANSFORMS, "augments data")):
+            op = table.get(name)
+            if op is not None:
+                if _inert(call, op) or (op.seed is not None and _argument(call, *op.seed) is not None):
+                    return None
+                deferred = name.rsplit(".", 1)[-1][:1].isupper()
+                return (USE, line, col, op.framework, "%s (%s)" % (what, spelled), deferred)
+        if name in LIBRARY_DRAWS:
+            framework, what = LIBRARY_DRAWS[name]
+            return (USE, line, col, framework, "%s (%s())" % (what, spelled), False)
+        if name == D.DATALOADER:
+            return _dataloader_use(call, spelled, line, col)
+        if name in D.RANDOM_SAMPLERS and _argument(call, "generator", D.RANDOM_SAMPLERS[name]) is None:
+            if not _has_double_star(call):
+                return (USE, line, col, T.TORCH, "samples the data (%s())" % spelled, name.endswith("Sampler"))
+        return None
+
+    def _passed(self, call: ast.Call, scope: _Scope):
+        """Functions passed on by name (``fire.Fire(main)``, ``Process(target=worker)``)."""
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            if isinstance(arg, ast.Name):
+                binding = self.lookup(arg.id, scope)
+                if binding is not None and binding[0] in ("def", "import"):
+                    ref = binding[1]
+                    if ref.startswith("#") or ref.split(".", 1)[0] not in KNOWN_ROOTS:
+                        yield (PASS, arg.lineno, arg.col_offset, ref)
+
+    def _syspath(self, call: ast.Call) -> None:
+        value = call.args[-1] if call.args else None
+        path = literal_path(value)
+        if path is not None and path not in self.syspath:
+            self.syspath.append(path)
+
+    # -- per class and body facts ---------------------------------------------------------
+    def class_facts(self) -> Dict[str, tuple]:
+        facts = {}
+        for key, info in self.classes.items():
+            node, scope = info["node"], info["scope"]
+            bases = tuple(self.resolve(base, scope) or "" for base in node.bases)
+            facts[key] = (bases, tuple(info["methods"]), self._dataset_randomness(key, info["methods"]))
+        return facts
+
+    def _dataset_randomness(self, key: str, methods) -> tuple:
+        """(level, phrase, draws from NumPy's global RNG): what the class's methods draw, as
+        ``rules/dataloader.py`` grades a dataset visible in the same module."""
+        for attribute, assigned in self.self_attributes.get(key, {}).items():
+            for value, scope in assigned:
+                if isinstance(value, ast.Call) and self.resolve(value.func, scope) in D.RNG_OBJECTS:
+                    return (COPIED, "holds an RNG object (self.%s)" % attribute, False)
+        worst, phrase, numpy = NOTHING, "", False
+        for method in methods:
+            for node, scope, kind, _ in self.calls.get(key + "." + method, ()):
+                if kind != CALL:
+                    continue
+                name = self.resolve(node.func, scope) or ""
+                root = name.split(".", 1)[0]
+                if root in D.OTHER_RNG_ROOTS or name in TF_DRAWS or name in MINDSPORE_DRAWS:
+                    return (COPIED, "draws from the %s RNG" % root, numpy)
+                numpy = numpy or name in NUMPY_LEGACY
+                method_name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+                if name in PYTHON_RANDOM or name in NUMPY_LEGACY or name in TORCH_GLOBAL or name in RANDOM_TRANSFORMS:
+                    worst = max(worst, RESEEDED)
+                elif name in DROPOUT or (not name and method_name in TENSOR_METHODS):
+                    worst = max(worst, RESEEDED)
+                elif not name and any(w in (method_name or dotted(node.func)).lower() for w in D.TRANSFORM_WORDS):
+                    worst, phrase = max(worst, UNSEEN), phrase or "calls a transform handed in"
+        return (worst, phrase, numpy)
+
+    def return_kinds(self) -> Dict[str, tuple]:
+        """Bodies that return a set of strings or unknown elements: ``key -> ("set", line)``; its
+        order is the caller's problem (DET207)."""
+        kinds = {}
+        for key, values in self.returns.items():
+            for value in values:
+                if _is_set_expression(value) and not _numeric_set(value):
+                    kinds[key] = ("set", value.lineno)
+                    break
+        return kinds
+
+
+def _trains(func, method: str, name: Optional[str]) -> bool:
+    """``loss.backward()``, ``model.fit(...)``, ``optimizer.step()``, a Trainer or Runner built
+    (``ModuleFacts.trains``, read from the ``ast``)."""
+    if isinstance(func, ast.Attribute):
+        if method == "backward":
+            return True
+        if method == "fit" and not (name or "").startswith("sklearn."):
+            return True
+        if method == "step":
+            receiver = (dotted(func.value).rsplit(".", 1)[-1] or "").lower()
+            return "optim" in receiver or receiver in ("opt", "optimiser") or receiver.startswith("opt_")
+    if name:
+        last = name.rsplit(".", 1)[-1]
+        return (name.split(".", 1)[0] in _TRAINER_ROOTS and last.endswith("Trainer")) or name in _RUNNERS
+    return False
+
+
+def _is_set_expression(node) -> bool:
+    if isinstance(node, (ast.Set, ast.SetComp)):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset")
+
+
+def _numeric_set(node) -> bool:
+    """``set(range(n))``, ``{1, 2}``: numbers hash by value, the same order in every process."""
+    if isinstance(node, ast.Set):
+        return all(isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) for e in node.elts)
+    if isinstance(node, ast.Call) and node.args:
+        source = node.args[0]
+        return isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range"
+    return False
+
+
+def _truthy(node) -> bool:
+    if node is None:
+        return False
+    known, value = _literal(node)
+    return bool(value) if known else True
+
+
+def _inert(call: ast.Call, op) -> bool:
+    if op.rate is not None:
+        rate = _argument(call, *op.rate)
+        if rate is not None and _literal(rate) in ((True, 0), (True, 0.0)):
+            return True
+    if op.training is not None:
+        keyword, position, default = op.training
+        training = _argument(call, keyword, position)
+        if training is None:
+            return not default and not _has_double_star(call)
+        if _literal(training) == (True, False):
+            return True
+    return False
+
+
+def _dataloader_use(call: ast.Call, spelled: str, line: int, col: int):
+    """A DataLoader that shuffles without ``generator=`` draws its order from torch's RNG."""
+    if _has_double_star(call) or _argument(call, *D.GENERATOR) is not None:
+        return None
+    for where in (D.SAMPLER, D.BATCH_SAMPLER):
+        given = _argument(call, *where)
+        if given is not None and not _is_none(given):
+            return None
+    shuffle = _argument(call, *D.SHUFFLE)
+    if shuffle is None or _literal(shuffle) in ((True, False), (True, None)):
+        return None
+    return (USE, line, col, T.TORCH, "shuffles the data (%s)" % spelled, True)
+
+
+def literal_path(node) -> Optional[str]:
+    """``"../lib"``, or ``os.path.dirname(...(__file__))`` nested k times: ``"@k"`` (k-1
+    levels above the module's own directory); ``os.path.join(<that>, "x")``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    depth = 0
+    current = node
+    while isinstance(current, ast.Call) and dotted(current.func) in (
+        "os.path.dirname", "os.path.abspath", "os.path.realpath", "path.dirname", "osp.dirname", "osp.abspath",
+    ) and current.args:
+        if dotted(current.func).endswith("dirname"):
+            depth += 1
+        current = current.args[0]
+    if isinstance(current, ast.Name) and current.id == "__file__" and depth:
+        return "@%d" % depth
+    if isinstance(node, ast.Call) and dotted(node.func) in ("os.path.join", "osp.join") and len(node.args) == 2:
+        base, tail = literal_path(node.args[0]), node.args[1]
+        if base and base.startswith("@") and isinstance(tail, ast.Constant) and isinstance(tail.value, str):
+            return base + "/" + tail.value
+    return None
+
+
+def _is_main_guard(test) -> bool:
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = (test.left, test.comparators[0])
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    strings = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(strings) == 1
+
+
+def _imports_torch(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "torch" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch" and not node.level:
+            return True
+    return False
+
+
+def syspath_additions(tree: ast.Module) -> Tuple[str, ...]:
+    """The literal directories a module adds to ``sys.path`` (``summary["syspath"]``)."""
+    found: List[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and dotted(node.func) in ("sys.path.insert", "sys.path.append") and node.args:
+            path = literal_path(node.args[-1])
+            if path is not None and path not in found:
+                found.append(path)
+    return tuple(found)
+
+
+def summarize(tree: ast.Module) -> dict:
+    """The summary of a module (``model.Module`` reads it)."""
+    summarizer = _Summarizer(tree, _imports_torch(tree))
+    summarizer.collect()
+    module = summarizer.module
+    names = {}
+    for name, binding in module.names.items():
+        if binding[0] in ("import", "def"):
+            names[name] = binding[1]
+    return {
+        "version": VERSION,
+        "bodies": summarizer.events(),
+        "classes": summarizer.class_facts(),
+        "names": names,  # module namespace: name -> qualified name or ``#def``
+        "assigned": tuple(n for n, b in module.names.items() if b[0] == "assign"),
+        "stars": tuple(summarizer.stars),
+        "syspath": tuple(summarizer.syspath),
+        "main": summarizer.has_main,
+        "returns": summarizer.return_kinds(),
+    }

@@ -1,0 +1,383 @@
+"""What DET100-DET107 share: the run of an entry module and one report per cause.
+
+A run is what executes when someone starts the entry module (RULES.md "The project and its
+runs"): its module-level code and ``__main__`` block, the functions they reach in this module
+(``ModuleFacts.in_entry_code``), and what its calls into project modules do
+(``analysis/project``).  ``Run`` lists every use the run makes of each global RNG -- a draw,
+a layer that initialises weights, dropout, a random transform, a shuffling DataLoader, a
+library that draws -- each with whether the RNG is seeded at that point.
+
+From those the rules report **once per cause**: an RNG the run never seeds gets one report,
+at its first use here (or at the call here that leads to it), naming up to three uses with
+``file:line``; a training run that seeds nothing at all gets DET100 instead.  An RNG the run
+does seed, but only after some use ("seeded after use"), is reported at each such use: the
+fix there is to move code.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
+
+from ..analysis.args import MISSING, find_arg
+from ..analysis.body import only_feeds
+from ..tables import data_order as D
+from ..tables import seeding as T
+from ..tables.entry import TRACING_CALLS, TRACING_METHODS
+from ..tables.run_uses import (
+    LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS,
+)
+from ..tables.stochastic import DROPOUT, KERAS, KERAS_SEEDED_BY, RANDOM_TRANSFORMS
+from .._lazy import cst
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+    from ..analysis.index import CallSite
+
+MAX_NAMED = 3  # uses named in a message, per RNG
+
+# The seeding rules and the global RNGs each one reports.
+FRAMEWORKS_OF = {
+    "DET101": (T.RANDOM,),
+    "DET102": (T.NUMPY,),
+    "DET104": (T.TORCH,),
+    "DET106": (T.TF, KERAS),
+    "DET107": (T.MS, T.MS_DATASET),
+}
+SEED_CALLS = {
+    T.RANDOM: "random.seed(SEED)",
+    T.NUMPY: "np.random.seed(SEED)",
+    T.TORCH: "torch.manual_seed(SEED)",
+    T.TF: "keras.utils.set_random_seed(SEED)",
+    KERAS: "keras.utils.set_random_seed(SEED)",
+    T.MS: "mindspore.set_seed(SEED)",
+    T.MS_DATASET: "mindspore.set_seed(SEED)",
+}
+_SEEDED_BY = {KERAS: KERAS_SEEDED_BY}
+
+
+def _use_words() -> Dict[str, frozenset]:
+    """framework -> the words without which a module uses that RNG other than by a draw
+    function (the pre-check: layers, dropout, transforms, data loading, libraries)."""
+    words: Dict[str, set] = {}
+
+    def add(framework, name):
+        words.setdefault(framework, set()).add(name.rsplit(".", 1)[-1].replace("()", ""))
+
+    for table in (DROPOUT, RANDOM_TRANSFORMS):
+        for name, op in table.items():
+            add(op.framework, name)
+    for name, framework in WEIGHT_LAYERS.items():
+        add(framework, name)
+    for name, (framework, _) in LIBRARY_DRAWS.items():
+        add(framework, name)
+    for name in list(D.RANDOM_SAMPLERS) + [D.DATALOADER] + list(TORCH_MODEL_BUILDERS):
+        add(T.TORCH, name)
+    words[T.TORCH].add("models")  # torchvision.models.resnet18()
+    return {framework: frozenset(found) for framework, found in words.items()}
+
+
+USE_WORDS = _use_words()
+
+
+def might_use(text, frameworks) -> bool:
+    """Pre-check: can a module use one of these RNGs other than by a draw function?"""
+    return any(text.has_any(USE_WORDS.get(fw, ())) for fw in frameworks)
+
+
+class RunUse(NamedTuple):
+    framework: str
+    node: object  # the entry module's node: the use itself, or the call that leads to it
+    order: Tuple[int, int]  # when it runs: (the module-level statement that leads to it, its own place)
+    where: str  # "models.py:12" for a use in another module; "" for one here (placed when named)
+    what: str  # "initializes weights (nn.Linear)"
+    seeded: bool  # the RNG is seeded when this use runs
+    deferred: bool  # it runs later, when the object is applied (a layer, a DataLoader's shuffle)
+    local: bool  # the use itself is in the entry module
+    # A call-site rule reports this use with a fix that removes it (DET202's and DET205's
+    # ``generator=``): named in the cause's report, never its only reason.
+    covered: bool = False
+
+
+class Run:
+    """The run of one entry module: its RNG uses, seeded or not, and what it seeds."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.uses: Dict[str, List[RunUse]] = {}
+        self.trains = ctx.facts.is_training_entry
+        self._first_reached = _first_reached(ctx)
+        self._local_uses()
+        self._project_uses()
+        for uses in self.uses.values():
+            uses.sort(key=lambda use: use.order)
+
+    # -- collecting ------------------------------------------------------------------------
+    def _add(self, framework: str, site: CallSite, what: str, deferred: bool = False, where: str = "",
+             local: bool = True, covered: bool = False) -> None:
+        seeded = self.seeded_in_run(framework) if deferred else self.seeded_at(framework, site)
+        start = site.order if site.fn is None else self._first_reached.get(id(site.fn.node), _LATE)
+        use = RunUse(framework, site.node, (start, site.order), where, what, seeded, deferred, local, covered)
+        self.uses.setdefault(framework, []).append(use)
+
+    def _reached(self, site: CallSite) -> bool:
+        return self.ctx.facts.in_entry_code(site)
+
+    def _local_uses(self) -> None:
+        from . import ALL_RULES
+        from .base import GlobalDrawRule
+
+        ctx = self.ctx
+        for rule in ALL_RULES:
+            if isinstance(rule, GlobalDrawRule):
+                for site in rule.draws(ctx):
+                    if self._reached(site) and not only_feeds(ctx, site, TRACING_CALLS, TRACING_METHODS):
+                        self._add(rule.framework, site, "draws (%s())" % ctx.spelling(site))
+        self._stochastic_uses()
+        for site in ctx.calls_to(WEIGHT_LAYERS):
+            if self._reached(site):
+                self._add(WEIGHT_LAYERS[site.qualname], site, "initializes weights (%s)" % ctx.spelling(site))
+        for name, sites in ctx.calls_by_name.items():
+            builder = name.startswith(TORCH_MODEL_BUILDER_PREFIXES) and name.rsplit(".", 1)[-1][:1].islower()
+            if builder or name in TORCH_MODEL_BUILDERS:
+                for site in sites:
+                    if self._reached(site) and all(
+                        find_arg(site.node, k) is MISSING or _none_or_false(find_arg(site.node, k))
+                        for k in PRETRAINED_KEYWORDS
+                    ):
+                        self._add(T.TORCH, site, "initializes weights (%s())" % ctx.spelling(site))
+        for site in ctx.calls_to(LIBRARY_DRAWS):
+            if self._reached(site):
+                framework, what = LIBRARY_DRAWS[site.qualname]
+                self._add(framework, site, "%s (%s())" % (what, ctx.spelling(site)))
+        self._data_uses()
+
+    def _stochastic_uses(self) -> None:
+        from .stochastic import inert, op_seeded
+
+        ctx = self.ctx
+        for table, what in ((DROPOUT, "masks dropout"), (RANDOM_TRANSFORMS, "augments data")):
+            for site in ctx.calls_to(table):
+                op = table[site.qualname]
+                if not self._reached(site) or inert(site, op) or op_seeded(site, op):
+                    continue
+                applied_later = site.qualname.rsplit(".", 1)[-1][:1].isupper()
+                self._add(op.framework, site, "%s (%s)" % (what, ctx.spelling(site)), deferred=applied_later)
+
+    def _data_uses(self) -> None:
+        from .dataloader import dataloaders, effective_call, shuffles
+
+        ctx = self.ctx
+        for site in dataloaders(ctx):
+            call = effective_call(ctx, site)
+            if self._reached(site) and shuffles(call) is not False and find_arg(call, *D.GENERATOR) is MISSING:
+                if any(arg.star == "**" for arg in call.args):
+                    continue  # the generator may come with them
+                self._add(T.TORCH, site, "shuffles the data (%s)" % ctx.spelling(site), deferred=True, covered=True)
+        for site in ctx.calls_to(D.RANDOM_SAMPLERS):
+            if self._reached(site) and find_arg(site.node, "generator", D.RANDOM_SAMPLERS[site.qualname]) is MISSING:
+                self._add(T.TORCH, site, "samples the data (%s())" % ctx.spelling(site),
+                          deferred=site.qualname.endswith("Sampler"), covered=True)
+
+    def _project_uses(self) -> None:
+        ctx = self.ctx
+        view = ctx.project
+        if view is None:
+            return
+        for site in ctx.index.calls:
+            if not self._reached(site):
+                continue
+            qualname = ctx.qualname(site)
+            effects = ctx.facts.project_effects(qualname, site.method_name)
+            if effects is not None:
+                self._add_effects(site, effects)
+            for arg in site.node.args:  # passed on: ``mp.spawn(worker)``, ``Process(target=train)``
+                if isinstance(arg.value, (cst.Name, cst.Attribute)):
+                    target = view.target(ctx.resolve(arg.value, site))
+                    if target is not None and target.kind == "function":
+                        self._add_effects(site, view.project.target_effects(target))
+
+    def _add_effects(self, site: CallSite, effects) -> None:
+        view = self.ctx.project
+        self.trains = self.trains or effects.trains
+        for deferred, part in ((False, effects.unseeded), (True, effects.deferred)):
+            for framework, uses in part:
+                for use in uses:
+                    self._add(framework, site, use.what, deferred, where=view.where(use), local=False)
+
+    # -- seeding ---------------------------------------------------------------------------
+    def seeded_at(self, framework: str, site: CallSite) -> bool:
+        facts = self.ctx.facts
+        return any(facts.seeded_at(fw, site) for fw in _SEEDED_BY.get(framework, (framework,)))
+
+    def seeded_in_run(self, framework: str) -> bool:
+        """Does the run seed ``framework`` anywhere (module level or a function it reaches)?"""
+        facts = self.ctx.facts
+        for fw in _SEEDED_BY.get(framework, (framework,)):
+            for key in facts.events[fw]:
+                if key is None:
+                    return True
+                fn = self.ctx.index.functions.get(key)
+                if fn is not None and facts.reaches(fn):
+                    return True
+        return False
+
+    def unseeded(self, frameworks) -> List[RunUse]:
+        found = [use for fw in frameworks for use in self.uses.get(fw, ()) if not use.seeded]
+        found.sort(key=lambda use: use.order)
+        return found
+
+    # -- naming ------------------------------------------------------------------------------
+    def where(self, use: RunUse) -> str:
+        if use.where:
+            return use.where
+        from ..positions import start_positions
+
+        line = start_positions(self.ctx.module, [use.node]).get(id(use.node), (0, 0))[0]
+        return "%s:%d" % (self._display_name(), line)
+
+    def _display_name(self) -> str:
+        ctx = self.ctx
+        if ctx.project is not None:
+            return ctx.project.project.relative(ctx.project.path)
+        return os.path.basename(ctx.filename) if ctx.filename else "line"
+
+    def named(self, uses: List[RunUse]) -> str:
+        """``initializes weights (nn.Linear at models.py:12) and masks dropout (F.dropout at
+        models.py:30)``: up to ``MAX_NAMED`` uses, grouped by what they do."""
+        groups: Dict[str, List[str]] = {}
+        seen = set()
+        for use in uses:
+            verb, _, spelled = use.what.partition(" (")
+            entry = "%s at %s" % (spelled[:-1], self.where(use)) if spelled else self.where(use)
+            if entry in seen:
+                continue
+            seen.add(entry)
+            groups.setdefault(verb, []).append(entry)
+            if len(seen) == MAX_NAMED:
+                break
+        parts = ["%s (%s)" % (verb, ", ".join(entries)) for verb, entries in groups.items()]
+        if len(parts) > 1:
+            return ", ".join(parts[:-1]) + " and " + parts[-1]
+        return parts[0] if parts else ""
+
+
+_LATE = 1 << 40  # reached, but not through a call we can place (a CLI library calls it)
+
+
+def _first_reached(ctx: FileContext) -> Dict[int, int]:
+    """id(function node) -> the order of the first module-level statement that calls it,
+    directly or through functions and classes of this module: the run's order, roughly."""
+    facts, index = ctx.facts, ctx.index
+    by_body: Dict[Optional[int], List[CallSite]] = {}
+    for site in index.calls:
+        by_body.setdefault(id(site.fn.node) if site.fn is not None else None, []).append(site)
+    methods: Dict[int, List] = {}
+    for info in index.functions.values():
+        if info.is_method:
+            methods.setdefault(id(info.parent_scope.node), []).append(info)
+    first: Dict[int, float] = {}
+    after_arguments = _after_arguments(ctx, by_body.get(None, ()))
+    todo = [(None, 0)]
+    while todo:
+        key, start = todo.pop()
+        for site in by_body.get(key, ()):
+            here = after_arguments.get(id(site.node), site.order) if key is None else start
+            for callee in _callees(ctx, site, methods):
+                if id(callee.node) not in first or first[id(callee.node)] > here:
+                    first[id(callee.node)] = here
+                    todo.append((id(callee.node), here))
+    return first
+
+
+def _after_arguments(ctx: FileContext, sites) -> Dict[int, float]:
+    """id(call) -> a place just after the calls in its arguments (``evaluate(Net())`` runs
+    ``Net()`` first), for the module-level calls."""
+    parents = ctx.index.parents
+    end: Dict[int, float] = {}
+    for site in sorted(sites, key=lambda s: -s.order):
+        mine = max(end.get(id(site.node), site.order), site.order + 0.5)
+        end[id(site.node)] = mine
+        outer = parents.get(id(site.node))  # the index records an argument's parent as the call
+        if isinstance(outer, cst.Arg):
+            outer = parents.get(id(outer))
+        if isinstance(outer, cst.Call):
+            end[id(outer)] = max(end.get(id(outer), 0), mine)
+    return end
+
+
+def _callees(ctx: FileContext, site: CallSite, methods) -> List:
+    """The functions of this module a call runs: the called function, or a built class's methods."""
+    callee = ctx.facts.local_callee.get(id(site.node))
+    if callee is not None:
+        return [callee]
+    klass = ctx.called_class(site)
+    return list(methods.get(id(klass), ())) if klass is not None else []
+
+
+def run_of(ctx: FileContext) -> Optional[Run]:
+    """The entry module's run, computed once per file; None for a library module or a self-test."""
+    run = getattr(ctx, "_run", False)
+    if run is False:
+        facts = ctx.facts
+        run = Run(ctx) if facts.is_entry and not facts.is_self_test else None
+        ctx._run = run
+    return run
+
+
+def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str]]:
+    """(node, message) for each report of a seeding rule in the entry module's run."""
+    run = run_of(ctx)
+    if run is None or seeds_nothing_while_training(run):
+        return
+    frameworks = FRAMEWORKS_OF[code]
+    unseeded = run.unseeded(frameworks)
+    if all(use.covered for use in unseeded):
+        return  # nothing, or only uses another report's fix removes
+    if not any(run.seeded_in_run(fw) for fw in frameworks):
+        first = unseeded[0]
+        rng = RNG_NAMES.get(first.framework, first.framework)
+        yield first.node, "%s is never seeded in this run; it %s — seed it at start-up: %s" % (
+            rng, run.named(unseeded), SEED_CALLS[first.framework],
+        )
+        return
+    reported = set()
+    for use in unseeded:
+        if use.deferred or use.covered or id(use.node) in reported:
+            continue
+        reported.add(id(use.node))
+        verb, _, spelled = use.what.partition(" (")
+        detail = "" if use.local else " (%s at %s)" % (spelled[:-1], use.where)
+        yield use.node, (
+            "%s %s%s with %s before the run seeds it: the values change every run — seed first, or move this"
+            " after the seeding" % (_spelled_call(use.node), verb, detail, RNG_NAMES.get(use.framework, use.framework))
+        )
+
+
+def _spelled_call(node) -> str:
+    from ..analysis.nodes import dotted_name
+
+    spelled = dotted_name(getattr(node, "func", None))
+    return "%s()" % spelled if spelled else "this call"
+
+
+def seeds_nothing_while_training(run: Run) -> bool:
+    """DET100's case: a training run that seeds no RNG at all (it replaces the per-RNG reports)."""
+    return run.trains and not run.ctx.facts.seeds_anything()
+
+
+def unseeded_summary(run: Run) -> str:
+    """``torch's RNG initializes weights (nn.Linear) at models.py:12; NumPy's global RNG draws ...``."""
+    parts = []
+    for code, frameworks in FRAMEWORKS_OF.items():
+        uses = run.unseeded(frameworks)
+        if uses:
+            parts.append("%s %s" % (RNG_NAMES.get(uses[0].framework, uses[0].framework), run.named(uses)))
+    return "; ".join(parts)
+
+
+def _none_or_false(value) -> bool:
+    from ..analysis.args import literal
+
+    known, constant = literal(value)
+    return known and not constant

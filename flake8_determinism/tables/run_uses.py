@@ -1,0 +1,73 @@
+"""What a run uses from the global RNGs besides the draw functions: layers whose constructor
+initialises weights from it, library functions that draw from it, and the methods a framework
+calls later on the objects a run builds.  Catalog §1.1(a), §4, §6; leads verified as noted."""
+
+from .seeding import MS, NUMPY, RANDOM, TF, TORCH
+from .stochastic import KERAS
+
+# Layers whose constructor draws the initial weights from the framework's global RNG
+# (torch: measured with ``torch.get_rng_state()`` before and after construction, catalog
+# §1.1(a); ``nn.Lazy*`` draw at their first forward instead, which the run reaches too).
+_TORCH_LAYERS = (
+    "Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d "
+    "LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d LazyConvTranspose2d LazyConvTranspose3d "
+    "RNN LSTM GRU RNNCell LSTMCell GRUCell Embedding EmbeddingBag MultiheadAttention "
+    "TransformerEncoderLayer TransformerDecoderLayer Transformer AdaptiveLogSoftmaxWithLoss"
+)
+# Keras layers with a random default kernel initializer (``glorot_uniform``, ``seed=None``):
+# drawn from the seed generator Keras seeds from ``random``/TF (catalog §4).
+_KERAS_LAYERS = (
+    "Dense EinsumDense Conv1D Conv2D Conv3D Conv1DTranspose Conv2DTranspose Conv3DTranspose "
+    "DepthwiseConv1D DepthwiseConv2D SeparableConv1D SeparableConv2D Embedding SimpleRNN LSTM GRU "
+    "SimpleRNNCell LSTMCell GRUCell ConvLSTM1D ConvLSTM2D ConvLSTM3D MultiHeadAttention"
+)
+# MindSpore layers whose default initializers take their seed from ``np.random.randint``
+# unless ``mindspore.set_seed`` set the initializer seed (catalog §6, common/initializer.py).
+_MINDSPORE_LAYERS = (
+    "Dense Conv1d Conv2d Conv3d Conv1dTranspose Conv2dTranspose Conv3dTranspose Embedding "
+    "LSTM GRU RNN LSTMCell GRUCell RNNCell BiDense"
+)
+
+WEIGHT_LAYERS = {}
+for _n in _TORCH_LAYERS.split():
+    WEIGHT_LAYERS["torch.nn." + _n] = TORCH
+for _n in _KERAS_LAYERS.split():
+    WEIGHT_LAYERS["keras.layers." + _n] = KERAS
+for _n in _MINDSPORE_LAYERS.split():
+    WEIGHT_LAYERS["mindspore.nn." + _n] = MS
+
+# Model builders that initialise a model's weights from torch's RNG (torchvision builders
+# without ``weights=``/``pretrained=`` draw every weight; timm's ``create_model`` likewise).
+TORCH_MODEL_BUILDER_PREFIXES = ("torchvision.models.",)
+TORCH_MODEL_BUILDERS = frozenset({"timm.create_model"})
+PRETRAINED_KEYWORDS = frozenset({"weights", "pretrained"})
+
+# Library functions that draw from a global RNG themselves: name -> (framework, what it does).
+LIBRARY_DRAWS = {
+    # torch_geometric.utils.negative_sampling samples with ``random.sample`` (catalog App. B,
+    # torch_geometric/utils/_negative_sampling.py).
+    "torch_geometric.utils.negative_sampling": (RANDOM, "samples negatives"),
+    "torch_geometric.utils.batched_negative_sampling": (RANDOM, "samples negatives"),
+    "torch_geometric.utils.structured_negative_sampling": (TORCH, "samples negatives"),
+    "torch.svd_lowrank": (TORCH, "draws a random projection"),
+    "torch.pca_lowrank": (TORCH, "draws a random projection"),
+    "torch.nn.utils.prune.random_unstructured": (TORCH, "prunes at random"),
+    "torch.nn.utils.prune.random_structured": (TORCH, "prunes at random"),
+}
+
+# The frameworks' RNGs as the seeding rules name them.
+RNG_NAMES = {
+    RANDOM: "Python's random",
+    NUMPY: "NumPy's global RNG",
+    TORCH: "torch's RNG",
+    TF: "TensorFlow's global seed",
+    KERAS: "Keras's seed generator",
+    MS: "MindSpore's global seed",
+}
+
+# Methods a framework calls on the objects a run builds (a model's ``forward``, a dataset's
+# ``__getitem__``): what they draw, they draw later, while the run trains.
+DEFERRED_METHODS = frozenset({
+    "forward", "__call__", "__getitem__", "__getitems__", "__iter__", "__next__", "call",
+    "construct",  # MindSpore's forward
+})

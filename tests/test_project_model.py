@@ -1,0 +1,271 @@
+"""The project model (``analysis/project``): the root, imports resolved as Python would, the
+summaries and their cache, and bad input that must degrade to "unknown", never a crash or a hang."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from flake8_determinism.analysis.project import layout, model
+from flake8_determinism.analysis.project.store import CACHE_DIRECTORY
+from flake8_determinism.checker import check_source
+from flake8_determinism.settings import Settings
+from run_support import fresh_environment
+
+TRAIN = """\
+import torch
+{imports}
+
+if __name__ == "__main__":
+    {call}
+    model = torch.nn.Linear(2, 1)
+    loss = model(torch.ones(2)).sum()
+    loss.backward()
+"""
+
+
+def write(root: Path, files: dict) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(autouse=True)
+def fresh_model():
+    """Each test sees the file system as it made it (the model remembers stat calls per process)."""
+    model.forget()
+    yield
+    model.forget()
+
+
+def codes(root: Path, name: str, cache: bool = False, project_root=None, strict=False):
+    path = root / name
+    settings = Settings.from_values(
+        strict=strict, torch_version="2.13", project_root=str(root) if project_root is None else project_root,
+        cache=cache,
+    )
+    found = check_source(path.read_text(encoding="utf-8"), settings, filename=name, path=str(path))
+    return sorted((f.line, f.code) for f in found)
+
+
+SEEDS_TORCH = """\
+import torch
+
+
+def prepare(seed):
+    torch.manual_seed(seed)
+"""
+
+
+# -- the root ---------------------------------------------------------------------------------
+def test_root_is_the_nearest_marker_directory(tmp_path):
+    write(tmp_path, {"repo/pyproject.toml": "", "repo/src/pkg/train.py": "", "repo/src/pkg/__init__.py": ""})
+    assert layout.find_root(str(tmp_path / "repo/src/pkg/train.py")) == str(tmp_path / "repo")
+
+
+def test_root_without_markers_is_the_file_directory(tmp_path):
+    write(tmp_path, {"loose/train.py": ""})
+    assert layout.find_root(str(tmp_path / "loose/train.py")) == str(tmp_path / "loose")
+
+
+def test_an_installed_package_is_its_own_project(tmp_path):
+    write(tmp_path, {".git/HEAD": "", "venv/lib/site-packages/lib/sub/mod.py": ""})
+    found = layout.find_root(str(tmp_path / "venv/lib/site-packages/lib/sub/mod.py"))
+    assert found == str(tmp_path / "venv/lib/site-packages/lib")
+
+
+# -- resolution -------------------------------------------------------------------------------
+@pytest.mark.parametrize("files,imports,call", [
+    pytest.param({"helpers.py": SEEDS_TORCH}, "from helpers import prepare", "prepare(0)", id="absolute"),
+    pytest.param({"pkg/__init__.py": "", "pkg/helpers.py": SEEDS_TORCH}, "from pkg.helpers import prepare",
+                 "prepare(0)", id="package"),
+    pytest.param({"pkg/helpers.py": SEEDS_TORCH}, "import pkg.helpers", "pkg.helpers.prepare(0)",
+                 id="namespace-package"),
+    pytest.param({"pkg/__init__.py": "from .helpers import prepare\n", "pkg/helpers.py": SEEDS_TORCH},
+                 "import pkg", "pkg.prepare(0)", id="re-exported"),
+    pytest.param({"helpers.py": SEEDS_TORCH}, "from helpers import *", "prepare(0)", id="star"),
+    pytest.param({"src/pkg/__init__.py": "", "src/pkg/helpers.py": SEEDS_TORCH}, "from pkg.helpers import prepare",
+                 "prepare(0)", id="src-layout"),
+    pytest.param({"lib/helpers.py": SEEDS_TORCH}, "import sys\nsys.path.insert(0, 'lib')\nfrom helpers import prepare",
+                 "prepare(0)", id="sys-path-literal"),
+    pytest.param({"lib/helpers.py": SEEDS_TORCH},
+                 "import os, sys\nsys.path.append(os.path.join(os.path.dirname(__file__), 'lib'))\n"
+                 "from helpers import prepare", "prepare(0)", id="sys-path-file-relative"),
+])
+def test_a_project_helper_seeds_wherever_it_is_imported_from(tmp_path, files, imports, call):
+    write(tmp_path, files)
+    write(tmp_path, {"train.py": TRAIN.format(imports=imports, call=call)})
+    found = codes(tmp_path, "train.py")
+    assert not [c for _, c in found if c in ("DET100", "DET104")], found
+
+
+def test_relative_imports_inside_a_package(tmp_path):
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/seeding.py": SEEDS_TORCH,
+        "pkg/train.py": TRAIN.format(imports="from .seeding import prepare", call="prepare(0)"),
+    })
+    assert not [c for _, c in codes(tmp_path, "pkg/train.py") if c in ("DET100", "DET104")]
+
+
+def test_a_helper_that_seeds_nothing_is_not_a_seeding_helper_whatever_its_name(tmp_path):
+    write(tmp_path, {"helpers.py": "def set_seed(seed):\n    print(seed)\n"})
+    write(tmp_path, {"train.py": TRAIN.format(imports="from helpers import set_seed", call="set_seed(0)")})
+    assert (4, "DET100") in codes(tmp_path, "train.py")
+
+
+def test_alone_the_same_helper_is_judged_by_its_name(tmp_path):
+    write(tmp_path, {"helpers.py": "def set_seed(seed):\n    print(seed)\n"})
+    write(tmp_path, {"train.py": TRAIN.format(imports="from helpers import set_seed", call="set_seed(0)")})
+    assert not [c for _, c in codes(tmp_path, "train.py", project_root="none") if c in ("DET100", "DET104")]
+
+
+def test_a_library_named_like_a_module_of_the_project_is_the_project(tmp_path):
+    """timm's own repository imports ``timm``: its modules are the project's."""
+    write(tmp_path, {"timm/__init__.py": "", "timm/seeding.py": SEEDS_TORCH})
+    write(tmp_path, {"train.py": TRAIN.format(imports="from timm.seeding import prepare", call="prepare(0)")})
+    assert not [c for _, c in codes(tmp_path, "train.py") if c in ("DET100", "DET104")]
+
+
+# -- the cache --------------------------------------------------------------------------------
+def test_the_cache_is_written_ignored_by_git_and_read_back(tmp_path, monkeypatch):
+    write(tmp_path, {"helpers.py": SEEDS_TORCH,
+                     "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    first = codes(tmp_path, "train.py", cache=True)
+    cache = tmp_path / CACHE_DIRECTORY
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert list(cache.rglob("*.m"))
+    model.forget()
+    summarized = []
+    monkeypatch.setattr(model, "_summarize_file", lambda *a: summarized.append(a) or None)
+    assert codes(tmp_path, "train.py", cache=True) == first
+    assert summarized == []  # warm: nothing parsed again
+
+
+def test_a_changed_module_is_summarized_again(tmp_path):
+    write(tmp_path, {"helpers.py": SEEDS_TORCH,
+                     "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    assert not [c for _, c in codes(tmp_path, "train.py", cache=True) if c == "DET100"]
+    model.forget()
+    (tmp_path / "helpers.py").write_text("def prepare(seed):\n    pass  # seeds nothing any more\n")
+    assert (4, "DET100") in codes(tmp_path, "train.py", cache=True)
+
+
+def test_a_corrupt_cache_is_a_miss(tmp_path):
+    write(tmp_path, {"helpers.py": SEEDS_TORCH,
+                     "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    expected = codes(tmp_path, "train.py", cache=True)
+    for entry in (tmp_path / CACHE_DIRECTORY).rglob("*.m"):
+        entry.write_bytes(b"\x00garbage" * 3)
+    model.forget()
+    assert codes(tmp_path, "train.py", cache=True) == expected
+
+
+def test_an_unwritable_project_lints_without_a_cache(tmp_path):
+    write(tmp_path, {"helpers.py": SEEDS_TORCH,
+                     "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    (tmp_path / CACHE_DIRECTORY).write_text("a file where the cache directory would go")
+    assert not [c for _, c in codes(tmp_path, "train.py", cache=True) if c == "DET100"]
+
+
+def test_no_cache_option_writes_nothing(tmp_path):
+    write(tmp_path, {"helpers.py": SEEDS_TORCH,
+                     "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    codes(tmp_path, "train.py", cache=False)
+    assert not (tmp_path / CACHE_DIRECTORY).exists()
+
+
+def test_a_module_that_changes_while_it_is_summarized_is_not_stored(tmp_path, monkeypatch):
+    write(tmp_path, {"helpers.py": SEEDS_TORCH,
+                     "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    from flake8_determinism.analysis.project import store
+
+    real = store.stamp
+    calls = []
+
+    def changing(path):
+        calls.append(path)
+        found = real(path)
+        return (found[0], found[1] + len(calls)) if found else found  # a new mtime at every look
+
+    monkeypatch.setattr(store, "stamp", changing)
+    monkeypatch.setattr(model, "stamp", changing)
+    codes(tmp_path, "train.py", cache=True)
+    assert calls and not list((tmp_path / CACHE_DIRECTORY).rglob("*.m"))
+
+
+def test_flake8_with_two_jobs_shares_the_cache(tmp_path):
+    write(tmp_path, {"setup.cfg": "", "helpers.py": "import numpy as np\n\n\ndef noise():\n    return np.random.rand()\n"})
+    for n in range(6):
+        write(tmp_path, {"train%d.py" % n: "from helpers import noise\n\nprint(noise())\n"})
+    runs = [
+        subprocess.run([sys.executable, "-m", "flake8", "-j2", "--select=DET", "."], cwd=tmp_path,
+                       capture_output=True, text=True, env=fresh_environment())
+        for _ in range(2)
+    ]
+    assert runs[0].stdout == runs[1].stdout and runs[0].stderr == runs[1].stderr == ""
+    assert runs[0].stdout.count("DET102") == 6, runs[0].stdout
+
+
+# -- bad input ---------------------------------------------------------------------------------
+def test_an_unparsable_module_is_unknown(tmp_path):
+    write(tmp_path, {"helpers.py": "def set_seed(seed)\n    pass\n",  # a syntax error
+                     "train.py": TRAIN.format(imports="from helpers import set_seed", call="set_seed(0)")})
+    # Unknown: judged by the name, as without a project.
+    assert not [c for _, c in codes(tmp_path, "train.py") if c in ("DET100", "DET104")]
+
+
+@pytest.mark.parametrize("helper", [
+    pytest.param(b"\xff\xfe def prepare(seed): pass\n", id="not-utf8"),
+    pytest.param(b"print 'python 2'\n", id="python2"),
+    pytest.param(b"x = " + b"(" * 5000 + b")" * 5000 + b"\n", id="nesting"),
+    pytest.param(b"", id="empty"),
+    pytest.param(b"a\x00b\n", id="nul"),
+])
+def test_bad_modules_never_break_the_lint(tmp_path, helper):
+    (tmp_path / "helpers.py").write_bytes(helper)
+    write(tmp_path, {"train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    assert (4, "DET100") in codes(tmp_path, "train.py")
+
+
+def test_import_cycles_terminate(tmp_path):
+    write(tmp_path, {
+        "a.py": "import torch\nfrom b import g\n\n\ndef f():\n    g()\n    torch.manual_seed(0)\n",
+        "b.py": "from a import f\n\n\ndef g():\n    f()\n",
+        "train.py": TRAIN.format(imports="from a import f", call="f()"),
+    })
+    assert not [c for _, c in codes(tmp_path, "train.py") if c in ("DET100", "DET104")]
+
+
+def test_a_missing_module_is_a_library(tmp_path):
+    write(tmp_path, {"train.py": TRAIN.format(imports="from nowhere import prepare", call="prepare(0)")})
+    assert (4, "DET100") in codes(tmp_path, "train.py")
+
+
+def test_a_symlink_loop_in_the_project(tmp_path):
+    write(tmp_path, {"train.py": TRAIN.format(imports="from loop.helpers import prepare", call="prepare(0)")})
+    os.symlink(tmp_path / "loop", tmp_path / "loop")  # loop -> loop
+    os.symlink(tmp_path / "missing", tmp_path / "dangling.py")
+    assert (4, "DET100") in codes(tmp_path, "train.py")
+
+
+def test_a_project_of_many_files_is_never_listed(tmp_path):
+    """A root with 20,000 modules: one file's lint reads only what its run reaches."""
+    write(tmp_path, {"helpers.py": SEEDS_TORCH,
+                     "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    many = tmp_path / "many"
+    many.mkdir()
+    for n in range(20000):
+        (many / ("m%d.py" % n)).write_bytes(b"import numpy\nX = 1\n")
+    start = time.perf_counter()
+    found = codes(tmp_path, "train.py")
+    assert time.perf_counter() - start < 2.0
+    assert not [c for _, c in found if c == "DET100"]
+    project = model.project_for(str(tmp_path / "train.py"), Settings.from_values(project_root=str(tmp_path), cache=False))
+    assert len(project._modules) <= 2
