@@ -78,8 +78,10 @@ def _lint_one(job) -> Tuple[str, List[Report], Optional[str], float]:
     root, relative, settings, use_precheck = job
     start = time.perf_counter()
     try:
-        source = read_source(Path(root) / relative)
-        findings = check_source(source, settings, filename=relative, use_precheck=use_precheck)
+        path = Path(root) / relative
+        source = read_source(path)
+        # Each project is linted as in its own checkout: the path locates its root (its ``.git``).
+        findings = check_source(source, settings, filename=relative, use_precheck=use_precheck, path=str(path))
     except Exception:  # a crash is what this script exists to find: record it, go on
         return relative, [], traceback.format_exc(limit=-4), time.perf_counter() - start
     reports = [Report(relative, f.line, f.column + 1, f.code, f.message) for f in findings]

@@ -98,7 +98,7 @@ def select_rules(
     if rules:
         rules = _outside_tests(rules, settings, filename, tree)
     if rules:
-        rules = tuple(precheck.rules_for_shape(tree, source.splitlines(True), settings, rules, path))
+        rules = tuple(precheck.rules_for_shape(tree, source, settings, rules, path))
     return rules
 
 

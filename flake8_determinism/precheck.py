@@ -29,9 +29,10 @@ def identifiers(source: str) -> FrozenSet[str]:
 
 
 class SourceText:
-    """A text and its identifiers (computed once, on first use)."""
+    """A text and its identifiers (computed once, on first use; ``words`` may be a function
+    that computes them)."""
 
-    def __init__(self, text: str, words: Optional[FrozenSet[str]] = None) -> None:
+    def __init__(self, text: str, words=None) -> None:
         self.text = text
         self._words = words
 
@@ -39,6 +40,8 @@ class SourceText:
     def words(self) -> FrozenSet[str]:
         if self._words is None:
             self._words = identifiers(self.text)
+        elif callable(self._words):
+            self._words = self._words()
         return self._words
 
     def __contains__(self, word: str) -> bool:
@@ -74,9 +77,11 @@ class ModuleShape(NamedTuple):
     # that code run at import time imports or calls (a draw is a call).
     import_time: SourceText
     imports_project: object = False  # truthy: it imports a module of its project (``ProjectImports``)
+    whole: Optional[SourceText] = None  # the whole text, as the first stage read it
 
 
-def module_shape(tree: ast.Module, lines, project_imports: object = False) -> ModuleShape:
+def module_shape(tree: ast.Module, lines, project_imports: object = False,
+                 whole: Optional[SourceText] = None) -> ModuleShape:
     entry = False
     docstrings: Set[int] = set()  # lines that hold only a string statement
     bodies: Set[int] = set()  # lines of function bodies: they never run at import time
@@ -109,7 +114,8 @@ def module_shape(tree: ast.Module, lines, project_imports: object = False) -> Mo
     import_time = "".join(
         line for number, line in enumerate(lines, 1) if number not in docstrings and number not in bodies
     )
-    return ModuleShape(entry, SourceText(code), SourceText(import_time, _import_time_words(tree)), project_imports)
+    return ModuleShape(entry, SourceText(code), SourceText(import_time, lambda: _import_time_words(tree)),
+                       project_imports, whole)
 
 
 def _import_time_words(tree: ast.Module) -> FrozenSet[str]:
@@ -178,9 +184,22 @@ def _mentions_name_dunder(test: ast.expr) -> bool:
     return any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(test))
 
 
+# The first stage's text, kept for the second stage of the same source (its words are read
+# once per file: the plugin runs the first stage before it imports the analysis).
+_last_text: list = [None]
+
+
+def _text_of(source: str) -> SourceText:
+    last = _last_text[0]
+    if last is not None and last.text is source:
+        return last
+    text = _last_text[0] = SourceText(source)
+    return text
+
+
 def rules_for_words(source: str, settings, rules):
     """Stage 1: the rules whose trigger words occur in the text."""
-    text = SourceText(source)
+    text = _text_of(source)
     return [
         rule for rule in rules
         if rule.might_fire(text, settings) or rule.might_use(text, settings)
@@ -188,7 +207,7 @@ def rules_for_words(source: str, settings, rules):
     ]
 
 
-def rules_for_shape(tree: ast.Module, lines, settings, rules, path: Optional[str] = None):
+def rules_for_shape(tree: ast.Module, source: str, settings, rules, path: Optional[str] = None):
     """Stage 2: look for each rule's words only in the code where it can fire."""
-    shape = module_shape(tree, lines, ProjectImports(tree, path, settings))
+    shape = module_shape(tree, source.splitlines(True), ProjectImports(tree, path, settings), _text_of(source))
     return [rule for rule in rules if rule.might_fire_in(shape, settings)]

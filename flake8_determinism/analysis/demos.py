@@ -29,19 +29,52 @@ def main_block_calls(index) -> Set[int]:
 
 
 def is_self_test(facts, main_calls: Set[int]) -> bool:
-    """Random inputs drawn in the ``__main__`` block of a module that defines code; no
-    training, no result written."""
+    """The ``__main__`` block of a module that defines code tries it -- on random inputs, or
+    showing nothing but shapes (``print(model(x).shape)``) -- and neither trains nor writes
+    a result."""
     index = facts.index
     if not index.main_guards:
         return False
     in_main = [site for site in index.calls if id(site.node) in main_calls]
-    if not any(_draws_input(facts, site) for site in in_main):
+    if not any(_draws_input(facts, site) for site in in_main) and not _shows_only_shapes(in_main):
         return False
     if not _defines_code(index):
         return False
     if facts.trains(backward_counts=False):
         return False
     return not any(site.method_name in RESULT_WRITERS and facts.reaches(site.fn) for site in index.calls)
+
+
+_SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "size", "ndim", "device"})
+_SHAPE_CALLS = frozenset({"len", "type", "str"})
+
+
+def _shows_only_shapes(in_main) -> bool:
+    """Everything the block prints is a shape, a size, a type or a constant: the values it
+    computes are never shown (a smoke test of the module's code)."""
+    prints = [site for site in in_main if isinstance(site.node.func, cst.Name) and site.node.func.value == "print"]
+    return bool(prints) and all(_shape_like(arg.value) for site in prints for arg in site.node.args)
+
+
+def _shape_like(expr) -> bool:
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.FormattedString):
+        return all(
+            _shape_like(part.expression) for part in expr.parts if isinstance(part, cst.FormattedStringExpression)
+        )
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in _SHAPE_ATTRIBUTES
+    if isinstance(expr, cst.Subscript):
+        return _shape_like(expr.value)  # ``x.shape[0]``
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute):
+            return func.attr.value in _SHAPE_ATTRIBUTES
+        return isinstance(func, cst.Name) and func.value in _SHAPE_CALLS
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(_shape_like(e.value) for e in expr.elements)
+    return False
 
 
 def _defines_code(index) -> bool:

@@ -12,6 +12,7 @@ an import.  Only imports produce qualified names, so ``mylib.randn`` or a local
 from __future__ import annotations
 
 import builtins
+from functools import lru_cache
 from typing import Dict, List, Optional, Set
 
 from .._lazy import cst
@@ -120,6 +121,7 @@ def enclosing_class(scope: Scope) -> Optional[Scope]:
     return scope.parent
 
 
+@lru_cache(maxsize=1 << 16)
 def canonical(qualname: str) -> str:
     """Apply the longest matching rewrite until none applies (``pytorch_lightning.seed_everything``
     -> ``lightning.pytorch.seed_everything`` -> ``lightning.seed_everything``)."""

@@ -97,6 +97,10 @@ class Rule:
         scope = self.precheck_scope
         if scope == "entry" and not shape.is_entry:
             return False
+        whole = shape.whole
+        if whole is not None and not (self.might_fire(whole, settings) or self.might_use(whole, settings)):
+            # Through the project only: an entry module importing one of its modules.
+            return self.cross_module and shape.is_entry and bool(shape.imports_project)
         library_draw = scope == "draw" and not shape.is_entry and not settings.strict
         if self.might_fire(shape.import_time if library_draw else shape.code, settings):
             return True

@@ -27,7 +27,8 @@ from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 from ..tables.run_uses import (
     LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS,
 )
-from ..tables.stochastic import DROPOUT, KERAS, KERAS_SEEDED_BY, RANDOM_TRANSFORMS
+from ..tables.run_uses import MS_INIT, SEEDED_BY
+from ..tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
 from .._lazy import cst
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -42,7 +43,7 @@ FRAMEWORKS_OF = {
     "DET102": (T.NUMPY,),
     "DET104": (T.TORCH,),
     "DET106": (T.TF, KERAS),
-    "DET107": (T.MS, T.MS_DATASET),
+    "DET107": (T.MS, MS_INIT, T.MS_DATASET),
 }
 SEED_CALLS = {
     T.RANDOM: "random.seed(SEED)",
@@ -52,8 +53,8 @@ SEED_CALLS = {
     KERAS: "keras.utils.set_random_seed(SEED)",
     T.MS: "mindspore.set_seed(SEED)",
     T.MS_DATASET: "mindspore.set_seed(SEED)",
+    MS_INIT: "mindspore.set_seed(SEED)",
 }
-_SEEDED_BY = {KERAS: KERAS_SEEDED_BY}
 
 
 def _use_words() -> Dict[str, frozenset]:
@@ -107,6 +108,7 @@ class Run:
         self.uses: Dict[str, List[RunUse]] = {}
         self.trains = ctx.facts.is_training_entry
         self._first_reached = _first_reached(ctx)
+        self._lines: Dict[int, int] = {}  # id(node) -> line, for the uses messages name
         self._local_uses()
         self._project_uses()
         for uses in self.uses.values():
@@ -208,12 +210,12 @@ class Run:
     # -- seeding ---------------------------------------------------------------------------
     def seeded_at(self, framework: str, site: CallSite) -> bool:
         facts = self.ctx.facts
-        return any(facts.seeded_at(fw, site) for fw in _SEEDED_BY.get(framework, (framework,)))
+        return any(facts.seeded_at(fw, site) for fw in SEEDED_BY.get(framework, (framework,)))
 
     def seeded_in_run(self, framework: str) -> bool:
         """Does the run seed ``framework`` anywhere (module level or a function it reaches)?"""
         facts = self.ctx.facts
-        for fw in _SEEDED_BY.get(framework, (framework,)):
+        for fw in SEEDED_BY.get(framework, (framework,)):
             for key in facts.events[fw]:
                 if key is None:
                     return True
@@ -231,10 +233,20 @@ class Run:
     def where(self, use: RunUse) -> str:
         if use.where:
             return use.where
+        line = self._lines.get(id(use.node))
+        if line is None:
+            self._place([use])
+            line = self._lines.get(id(use.node), 0)
+        return "%s:%d" % (self._display_name(), line)
+
+    def _place(self, uses) -> None:
+        """Lines of the entry module's uses a message names: one regeneration for all of them."""
         from ..positions import start_positions
 
-        line = start_positions(self.ctx.module, [use.node]).get(id(use.node), (0, 0))[0]
-        return "%s:%d" % (self._display_name(), line)
+        wanted = [use.node for use in uses if not use.where and id(use.node) not in self._lines]
+        if wanted:
+            for key, (line, _) in start_positions(self.ctx.module, wanted).items():
+                self._lines[key] = line
 
     def _display_name(self) -> str:
         ctx = self.ctx
@@ -247,6 +259,7 @@ class Run:
         models.py:30)``: up to ``MAX_NAMED`` uses, grouped by what they do."""
         groups: Dict[str, List[str]] = {}
         seen = set()
+        self._place([use for fw in self.uses for use in self.uses[fw] if not use.seeded][: 8 * MAX_NAMED])
         for use in uses:
             verb, _, spelled = use.what.partition(" (")
             entry = "%s at %s" % (spelled[:-1], self.where(use)) if spelled else self.where(use)

@@ -3,7 +3,14 @@ initialises weights from it, library functions that draw from it, and the method
 calls later on the objects a run builds.  Catalog §1.1(a), §4, §6; leads verified as noted."""
 
 from .seeding import MS, NUMPY, RANDOM, TF, TORCH
-from .stochastic import KERAS
+from .stochastic import KERAS, KERAS_SEEDED_BY
+
+# MindSpore's weight initializers take their seed from ``np.random.randint`` unless
+# ``mindspore.set_seed`` set the initializer seed: reproducible when either is seeded
+# (catalog §6, common/initializer.py:99-119).
+MS_INIT = "mindspore.init"
+# Uses seeded by any one of several global RNGs.
+SEEDED_BY = {KERAS: KERAS_SEEDED_BY, MS_INIT: (MS, NUMPY)}
 
 # Layers whose constructor draws the initial weights from the framework's global RNG
 # (torch: measured with ``torch.get_rng_state()`` before and after construction, catalog
@@ -21,8 +28,7 @@ _KERAS_LAYERS = (
     "DepthwiseConv1D DepthwiseConv2D SeparableConv1D SeparableConv2D Embedding SimpleRNN LSTM GRU "
     "SimpleRNNCell LSTMCell GRUCell ConvLSTM1D ConvLSTM2D ConvLSTM3D MultiHeadAttention"
 )
-# MindSpore layers whose default initializers take their seed from ``np.random.randint``
-# unless ``mindspore.set_seed`` set the initializer seed (catalog §6, common/initializer.py).
+# MindSpore layers whose default initializers draw (``MS_INIT``).
 _MINDSPORE_LAYERS = (
     "Dense Conv1d Conv2d Conv3d Conv1dTranspose Conv2dTranspose Conv3dTranspose Embedding "
     "LSTM GRU RNN LSTMCell GRUCell RNNCell BiDense"
@@ -34,7 +40,7 @@ for _n in _TORCH_LAYERS.split():
 for _n in _KERAS_LAYERS.split():
     WEIGHT_LAYERS["keras.layers." + _n] = KERAS
 for _n in _MINDSPORE_LAYERS.split():
-    WEIGHT_LAYERS["mindspore.nn." + _n] = MS
+    WEIGHT_LAYERS["mindspore.nn." + _n] = MS_INIT
 
 # Model builders that initialise a model's weights from torch's RNG (torchvision builders
 # without ``weights=``/``pretrained=`` draw every weight; timm's ``create_model`` likewise).
@@ -63,6 +69,7 @@ RNG_NAMES = {
     TF: "TensorFlow's global seed",
     KERAS: "Keras's seed generator",
     MS: "MindSpore's global seed",
+    MS_INIT: "MindSpore's initializer seed",
 }
 
 # Methods a framework calls on the objects a run builds (a model's ``forward``, a dataset's

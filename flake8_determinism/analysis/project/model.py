@@ -17,8 +17,7 @@ import tokenize
 from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
 from ...tables import seeding as T
-from ...tables.run_uses import DEFERRED_METHODS
-from ...tables.stochastic import KERAS, KERAS_SEEDED_BY
+from ...tables.run_uses import DEFERRED_METHODS, SEEDED_BY
 from . import summary as S
 from .layout import NO_PROJECT, Finder, find_root, forget_files
 from .store import Store, stamp
@@ -78,9 +77,7 @@ class Module:
 
 
 def seeded(framework: str, seeds) -> bool:
-    if framework == KERAS:
-        return any(fw in seeds for fw in KERAS_SEEDED_BY)
-    return framework in seeds
+    return any(fw in seeds for fw in SEEDED_BY.get(framework, (framework,)))
 
 
 def seeds_by_name(name: str, settings, on_object: bool = False) -> FrozenSet[str]:
@@ -121,6 +118,9 @@ class Project:
         self.finder = Finder(root)
         self.store = Store(root, S.VERSION) if use_cache else None
         self._modules: Dict[str, Optional[Module]] = {}
+        self._found: Dict[Tuple[str, str], Optional[str]] = {}  # (importer, module name) -> file
+        self._resolved: Dict[Tuple[str, str], Optional[Target]] = {}  # (importer, name) -> target
+        self._methods: Dict[Tuple[str, str, str], Optional[Target]] = {}
         self._effects: Dict[tuple, Effects] = {}
         self._busy: set = set()
         self._expansions = 0
@@ -146,8 +146,11 @@ class Project:
         return module
 
     def find(self, importer: Module, dotted: str) -> Optional[Module]:
-        extra = self.finder.syspath_additions(importer.path, importer.summary.get("syspath", ()))
-        path = self.finder.find(importer.path, dotted, extra)
+        key = (importer.path, dotted)
+        if key not in self._found:
+            extra = self.finder.syspath_additions(importer.path, importer.summary.get("syspath", ()))
+            self._found[key] = self.finder.find(importer.path, dotted, extra)
+        path = self._found[key]
         return self.module(path) if path is not None else None
 
     # -- names ----------------------------------------------------------------------------
@@ -155,6 +158,15 @@ class Project:
         """What a qualified name used in ``importer`` refers to in the project, if anything."""
         if depth > 8 or not ref or ref.startswith("?"):
             return None
+        key = (importer.path, ref)
+        if key in self._resolved:
+            return self._resolved[key]
+        self._resolved[key] = None  # a cycle of re-exports resolves to nothing
+        found = self._resolve(importer, ref, depth)
+        self._resolved[key] = found
+        return found
+
+    def _resolve(self, importer: Module, ref: str, depth: int) -> Optional[Target]:
         if ref.startswith("#"):
             return self._resolve_local(importer, ref[1:], depth)
         level = len(ref) - len(ref.lstrip("."))
@@ -243,6 +255,13 @@ class Project:
         """``name`` looked up on a project class (or instance) and its project bases, in order."""
         if depth > 8:
             return None
+        key = (klass.module.path, klass.key, name)
+        if key not in self._methods:
+            self._methods[key] = None  # a cycle of bases finds nothing
+            self._methods[key] = self._method(klass, name, depth)
+        return self._methods[key]
+
+    def _method(self, klass: Target, name: str, depth: int) -> Optional[Target]:
         entry = klass.module.classes.get(klass.key)
         if entry is None:
             return None
@@ -511,12 +530,16 @@ def imports_project_module(tree: ast.Module, path: str, settings) -> bool:
     if project is None:
         return False
     view = FileView(project, path, S.syspath_additions(tree))
-    for node in ast.walk(tree):
+    stack = list(tree.body)
+    while stack:  # statements only: an import is one
+        node = stack.pop()
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             names = ["." * node.level + (node.module or "")]
         else:
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                stack.extend(getattr(node, field, ()) or ())
             continue
         if any(project.finder.find(view.path, name, view.extra) is not None for name in names):
             return True
