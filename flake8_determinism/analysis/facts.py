@@ -30,6 +30,9 @@ from .switches import assignment_switches, call_switches
 
 _EMPTY: FrozenSet[str] = frozenset()
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
+# Start their target in a new interpreter (the spawn start method), unseeded.
+SPAWNING = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"})
+SPAWN_METHODS = frozenset(name.rsplit(".", 1)[-1] for name in SPAWNING)
 _SWITCH_ATTRIBUTES = frozenset({"deterministic"})  # attribute assignments that can flip a switch
 
 
@@ -62,6 +65,7 @@ class ModuleFacts:
         self._reachable: Optional[Set[int]] = None
         self._self_test: Optional[bool] = None
         self._main_calls: Set[int] = set()  # ids of the calls in ``__main__`` blocks
+        self._spawned: Optional[Set[int]] = None
         self._link_calls()
         self._close_over_local_functions()
         self._collect_events()
@@ -219,6 +223,40 @@ class ModuleFacts:
             return False
         return fn.name == "<lambda>" or fn.decorated or fn.is_method or self.index.name_is_used(fn.name)
 
+    @property
+    def spawned(self) -> Set[int]:
+        """ids of the functions ``torch.multiprocessing.spawn`` starts, each in a new interpreter
+        (the *spawn* start method): the parent's seeds do not reach them."""
+        if self._spawned is None:
+            self._spawned = set()
+            for site in self.index.calls:
+                if site.method_name in SPAWN_METHODS and self.qualname(site) in SPAWNING and site.node.args:
+                    callee = self.resolver.local_function(
+                        site.node.args[0].value, site.scope, site.order, self.index.functions)
+                    if callee is not None:
+                        self._spawned.add(id(callee.node))
+        return self._spawned
+
+    def spawned_root(self, fn: Optional[FunctionInfo]) -> Optional[FunctionInfo]:
+        """The spawned function whose process runs ``fn`` (itself, or the only kind of caller
+        it has), else None."""
+        if fn is None or not self.spawned:
+            return None
+        seen, todo, roots = set(), [fn], []
+        while todo:
+            current = todo.pop()
+            if id(current.node) in seen:
+                continue
+            seen.add(id(current.node))
+            if id(current.node) in self.spawned:
+                roots.append(current)
+                continue
+            callers = self.callers.get(id(current.node))
+            if not callers or any(c.fn is None for c in callers):
+                return None  # also run by the parent
+            todo.extend(c.fn for c in callers)
+        return roots[0] if roots else None
+
     def _seeded_globally(self, fw: str) -> bool:
         for key in self.events[fw]:
             if key is None:
@@ -253,7 +291,9 @@ class ModuleFacts:
             return self._entry_memo[memo_key]
         self._entry_memo[memo_key] = False  # recursion guard
         callers = self.callers.get(id(fn.node))
-        if callers:
+        if id(fn.node) in self.spawned:
+            result = False  # a fresh interpreter: what its parent seeded does not reach it
+        elif callers:
             result = any(self._seeded_before(fw, c.fn, c.order) for c in callers)
         else:
             result = self._seeded_globally(fw)

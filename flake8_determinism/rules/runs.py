@@ -27,7 +27,7 @@ from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 from ..tables.run_uses import (
     LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS,
 )
-from ..tables.run_uses import MS_INIT, SEEDED_BY
+from ..tables.run_uses import EVAL_METHODS, INITIALIZES, MASKS_DROPOUT, MS_INIT, SEEDED_BY, loads_weights
 from ..tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
 from .._lazy import cst
 
@@ -98,6 +98,7 @@ class RunUse(NamedTuple):
     # A call-site rule reports this use with a fix that removes it (DET202's and DET205's
     # ``generator=``): named in the cause's report, never its only reason.
     covered: bool = False
+    spawned: Optional[str] = None  # the function whose new process runs it (``mp.spawn(worker)``)
 
 
 class Run:
@@ -107,19 +108,34 @@ class Run:
         self.ctx = ctx
         self.uses: Dict[str, List[RunUse]] = {}
         self.trains = ctx.facts.is_training_entry
+        self.loads_weights = False  # it loads a checkpoint: the weights it initializes are overwritten
+        self.evaluates = False  # it puts a model in evaluation mode: no dropout when it does not train
         self._first_reached = _first_reached(ctx)
         self._lines: Dict[int, int] = {}  # id(node) -> line, for the uses messages name
         self._local_uses()
         self._project_uses()
-        for uses in self.uses.values():
+        for site in ctx.index.calls:
+            if isinstance(site.node.func, cst.Attribute) and self._reached(site):
+                self.loads_weights = self.loads_weights or loads_weights(site.method_name)
+                self.evaluates = self.evaluates or _to_evaluation_mode(site)
+        for framework, uses in self.uses.items():
+            uses[:] = [use for use in uses if not self._overwritten(use)]
             uses.sort(key=lambda use: use.order)
+
+    def _overwritten(self, use: RunUse) -> bool:
+        """Weights a loaded checkpoint replaces; dropout in a run that only evaluates."""
+        if self.loads_weights and use.what.startswith(INITIALIZES):
+            return True
+        return not self.trains and self.evaluates and use.what.startswith(MASKS_DROPOUT)
 
     # -- collecting ------------------------------------------------------------------------
     def _add(self, framework: str, site: CallSite, what: str, deferred: bool = False, where: str = "",
              local: bool = True, covered: bool = False) -> None:
         seeded = self.seeded_in_run(framework) if deferred else self.seeded_at(framework, site)
         start = site.order if site.fn is None else self._first_reached.get(id(site.fn.node), _LATE)
-        use = RunUse(framework, site.node, (start, site.order), where, what, seeded, deferred, local, covered)
+        root = self.ctx.facts.spawned_root(site.fn)
+        use = RunUse(framework, site.node, (start, site.order), where, what, seeded, deferred, local, covered,
+                     root.name if root is not None else None)
         self.uses.setdefault(framework, []).append(use)
 
     def _reached(self, site: CallSite) -> bool:
@@ -138,7 +154,7 @@ class Run:
         self._stochastic_uses()
         for site in ctx.calls_to(WEIGHT_LAYERS):
             if self._reached(site):
-                self._add(WEIGHT_LAYERS[site.qualname], site, "initializes weights (%s)" % ctx.spelling(site))
+                self._add(WEIGHT_LAYERS[site.qualname], site, "%s (%s)" % (INITIALIZES, ctx.spelling(site)))
         for name, sites in ctx.calls_by_name.items():
             builder = name.startswith(TORCH_MODEL_BUILDER_PREFIXES) and name.rsplit(".", 1)[-1][:1].islower()
             if builder or name in TORCH_MODEL_BUILDERS:
@@ -147,7 +163,7 @@ class Run:
                         find_arg(site.node, k) is MISSING or _none_or_false(find_arg(site.node, k))
                         for k in PRETRAINED_KEYWORDS
                     ):
-                        self._add(T.TORCH, site, "initializes weights (%s())" % ctx.spelling(site))
+                        self._add(T.TORCH, site, "%s (%s())" % (INITIALIZES, ctx.spelling(site)))
         for site in ctx.calls_to(LIBRARY_DRAWS):
             if self._reached(site):
                 framework, what = LIBRARY_DRAWS[site.qualname]
@@ -158,7 +174,7 @@ class Run:
         from .stochastic import inert, op_seeded
 
         ctx = self.ctx
-        for table, what in ((DROPOUT, "masks dropout"), (RANDOM_TRANSFORMS, "augments data")):
+        for table, what in ((DROPOUT, MASKS_DROPOUT), (RANDOM_TRANSFORMS, "augments data")):
             for site in ctx.calls_to(table):
                 op = table[site.qualname]
                 if not self._reached(site) or inert(site, op) or op_seeded(site, op):
@@ -202,6 +218,8 @@ class Run:
     def _add_effects(self, site: CallSite, effects) -> None:
         view = self.ctx.project
         self.trains = self.trains or effects.trains
+        self.loads_weights = self.loads_weights or effects.loads
+        self.evaluates = self.evaluates or effects.evaluates
         for deferred, part in ((False, effects.unseeded), (True, effects.deferred)):
             for framework, uses in part:
                 for use in uses:
@@ -347,6 +365,18 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str]]:
     unseeded = run.unseeded(frameworks)
     if all(use.covered for use in unseeded):
         return  # nothing, or only uses another report's fix removes
+    spawned = [use for use in unseeded if use.spawned is not None]
+    if spawned:  # a process of its own: one report, for what it draws unseeded
+        first = spawned[0]
+        rng = RNG_NAMES.get(first.framework, first.framework)
+        yield first.node, (
+            "%s is never seeded in the processes torch.multiprocessing.spawn starts with %s(), which do not inherit"
+            " the parent's seed; it %s — seed it at the start of %s()" % (
+                rng, first.spawned, run.named(spawned), first.spawned)
+        )
+        unseeded = [use for use in unseeded if use.spawned is None]
+        if all(use.covered for use in unseeded):
+            return
     if not any(run.seeded_in_run(fw) for fw in frameworks):
         first = unseeded[0]
         rng = RNG_NAMES.get(first.framework, first.framework)
@@ -387,6 +417,16 @@ def unseeded_summary(run: Run) -> str:
         if uses:
             parts.append("%s %s" % (RNG_NAMES.get(uses[0].framework, uses[0].framework), run.named(uses)))
     return "; ".join(parts)
+
+
+def _to_evaluation_mode(site: CallSite) -> bool:
+    """``model.eval()``, ``model.train(False)``."""
+    from ..analysis.args import literal
+
+    args = site.node.args
+    if site.method_name in EVAL_METHODS:
+        return not args
+    return site.method_name == "train" and len(args) == 1 and literal(args[0].value) == (True, False)
 
 
 def _none_or_false(value) -> bool:

@@ -2,6 +2,8 @@
 initialises weights from it, library functions that draw from it, and the methods a framework
 calls later on the objects a run builds.  Catalog §1.1(a), §4, §6; leads verified as noted."""
 
+import re
+
 from .seeding import MS, NUMPY, RANDOM, TF, TORCH
 from .stochastic import KERAS, KERAS_SEEDED_BY
 
@@ -11,6 +13,8 @@ from .stochastic import KERAS, KERAS_SEEDED_BY
 MS_INIT = "mindspore.init"
 # Uses seeded by any one of several global RNGs.
 SEEDED_BY = {KERAS: KERAS_SEEDED_BY, MS_INIT: (MS, NUMPY)}
+
+INITIALIZES = "initializes weights"  # what a weight-initializing use does, in messages
 
 # Layers whose constructor draws the initial weights from the framework's global RNG
 # (torch: measured with ``torch.get_rng_state()`` before and after construction, catalog
@@ -78,3 +82,21 @@ DEFERRED_METHODS = frozenset({
     "forward", "__call__", "__getitem__", "__getitems__", "__iter__", "__next__", "call",
     "construct",  # MindSpore's forward
 })
+
+# Calls that load a model's weights from a checkpoint: a run that makes one overwrites the
+# weights it initialized (an evaluation, export or resumed run), so their initialization is
+# not one of its uses.
+WEIGHT_LOADING_METHODS = frozenset({
+    "load_state_dict", "load_param_into_net", "load_checkpoint", "load_weights", "load_from_checkpoint",
+    "load_pretrained", "load_model",
+})
+# ... and functions named like them (``load_tf_weights_in_gpt2(model, ...)``).
+WEIGHT_LOADING_NAME = re.compile(r"^load_\w*(?:weights|checkpoint|state_dict|pretrained)")
+# Dropout draws in training mode only: a run that never trains and puts its model in
+# evaluation mode (``model.eval()``, ``model.train(False)``) draws no dropout mask.
+MASKS_DROPOUT = "masks dropout"
+EVAL_METHODS = frozenset({"eval"})
+
+
+def loads_weights(method: str) -> bool:
+    return method in WEIGHT_LOADING_METHODS or bool(WEIGHT_LOADING_NAME.match(method))

@@ -42,6 +42,8 @@ class Effects(NamedTuple):
     # framework -> uses made later, whenever the built object is applied (forward, __getitem__)
     deferred: Tuple[Tuple[str, Tuple[Use, ...]], ...] = ()
     trains: bool = False  # it trains: ``.backward()``, an optimizer step, a Trainer
+    loads: bool = False  # it loads weights from a checkpoint (``load_state_dict``)
+    evaluates: bool = False  # it puts a model in evaluation mode (``model.eval()``)
 
     def uses(self, deferred: bool = False) -> Dict[str, Tuple[Use, ...]]:
         return dict(self.deferred if deferred else self.unseeded)
@@ -344,11 +346,15 @@ class Project:
     def _compose(self, module: Module, events: Iterable[tuple], import_depth: int) -> Effects:
         seeds = set()
         unseeded, deferred = _Uses(), _Uses()
-        trains = False
+        trains = loads = evaluates = False
         for event in events:
             kind = event[0]
             if kind == S.TRAIN:
                 trains = True
+            elif kind == S.LOAD:
+                loads = True
+            elif kind == S.EVAL:
+                evaluates = True
             elif kind == S.SEED:
                 seeds.update(event[3])
             elif kind == S.USE:
@@ -359,7 +365,8 @@ class Project:
                     unseeded.add(framework, use)
             elif kind in (S.CALL, S.PASS):
                 called = self.call_effects(module, event[3], kind == S.PASS)
-                trains = trains or called.trains
+                trains, loads = trains or called.trains, loads or called.loads
+                evaluates = evaluates or called.evaluates
                 _merge(called, seeds, unseeded, deferred)
             elif kind == S.IMPORT and import_depth < IMPORT_DEPTH:
                 # What a module seeds when it is imported counts; what it draws then is
@@ -367,7 +374,7 @@ class Project:
                 imported = self.find(module, event[3])
                 if imported is not None and imported is not module:
                     seeds.update(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1).seeds)
-        return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains)
+        return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates)
 
     def _build_effects(self, klass: Target) -> Effects:
         """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``
@@ -387,7 +394,7 @@ class Project:
                 for framework, uses in part:
                     for use in uses:
                         deferred.add(framework, use)
-        return Effects(built.seeds, built.unseeded, deferred.frozen(), built.trains)
+        return Effects(built.seeds, built.unseeded, deferred.frozen(), built.trains, built.loads, built.evaluates)
 
     def import_seeds(self, importer: Module, dotted: str) -> FrozenSet[str]:
         """What importing module ``dotted`` seeds (its import-time code)."""

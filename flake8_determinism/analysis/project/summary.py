@@ -26,14 +26,14 @@ from ...tables import seeding as T
 from ...tables.aliases import KNOWN_ROOTS
 from ...tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
 from ...tables.rng_draws import TORCH_IGNORES_GENERATOR
-from ...tables.run_uses import LIBRARY_DRAWS, PRETRAINED_KEYWORDS, TORCH_MODEL_BUILDER_PREFIXES
-from ...tables.run_uses import TORCH_MODEL_BUILDERS, WEIGHT_LAYERS
+from ...tables.run_uses import INITIALIZES, LIBRARY_DRAWS, MASKS_DROPOUT, PRETRAINED_KEYWORDS, TORCH_MODEL_BUILDER_PREFIXES
+from ...tables.run_uses import EVAL_METHODS, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS, loads_weights
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ..scopes import canonical
 
-VERSION = 1
+VERSION = 3
 IMPORT_TIME, MAIN = "<module>", "<main>"
-SEED, USE, CALL, PASS, IMPORT, TRAIN = "S", "U", "C", "P", "I", "T"
+SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL = "S", "U", "C", "P", "I", "T", "L", "E"
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
 _RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"})
 
@@ -322,6 +322,10 @@ class _Summarizer:
         method = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
         if _trains(func, method, name):
             yield (TRAIN, line, col)
+        if loads_weights(method):
+            yield (LOAD, line, col)
+        elif _to_evaluation_mode(call, method):
+            yield (EVAL, line, col)
         if name is None:
             if isinstance(func, ast.Attribute) and method in T.SEEDING_METHODS:
                 yield (SEED, line, col, tuple(sorted(T.SEEDING_METHODS[method])))
@@ -354,11 +358,11 @@ class _Summarizer:
         if name in TORCH_GLOBAL and (name in TORCH_IGNORES_GENERATOR or _keyword(call, "generator") is None):
             return (USE, line, col, T.TORCH, "draws (%s())" % spelled, False)
         if name in WEIGHT_LAYERS:
-            return (USE, line, col, WEIGHT_LAYERS[name], "initializes weights (%s)" % spelled, False)
+            return (USE, line, col, WEIGHT_LAYERS[name], "%s (%s)" % (INITIALIZES, spelled), False)
         builder = name.startswith(TORCH_MODEL_BUILDER_PREFIXES) and bare.rsplit(".", 1)[-1][:1].islower()
         if (builder or name in TORCH_MODEL_BUILDERS) and not any(_truthy(_keyword(call, k)) for k in PRETRAINED_KEYWORDS):
-            return (USE, line, col, T.TORCH, "initializes weights (%s())" % spelled, False)
-        for table, what in ((DROPOUT, "masks dropout"), (RANDOM_TRANSFORMS, "augments data")):
+            return (USE, line, col, T.TORCH, "%s (%s())" % (INITIALIZES, spelled), False)
+        for table, what in ((DROPOUT, MASKS_DROPOUT), (RANDOM_TRANSFORMS, "augments data")):
             op = table.get(name)
             if op is not None:
                 if _inert(call, op) or (op.seed is not None and _argument(call, *op.seed) is not None):
@@ -436,6 +440,15 @@ class _Summarizer:
                     kinds[key] = ("set", value.lineno)
                     break
         return kinds
+
+
+def _to_evaluation_mode(call: ast.Call, method: str) -> bool:
+    """``model.eval()``, ``model.train(False)``."""
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    if method in EVAL_METHODS:
+        return not call.args and not call.keywords
+    return method == "train" and len(call.args) == 1 and _literal(call.args[0]) == (True, False)
 
 
 def _trains(func, method: str, name: Optional[str]) -> bool:
