@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Optional, Set
 from .._lazy import cst
 from ..tables.data_order import (
     BUILD_PREFIXES, FILE_OPERATIONS, LOG_FUNCTIONS, LOG_METHODS, LOGGER_NAMES, ORDER_FREE, ORDER_PASSING,
-    SET_METHODS,
+    SET_METHODS, SORTING_CONSUMERS,
 )
 from .args import literal
 from .nodes import code_children, dotted_name
@@ -231,7 +231,7 @@ def _order_free_call(ctx, call: cst.Call, site: CallSite) -> bool:
     if is_log_call(call, site) or _set_method_call(call, site):
         return True
     callee = ctx.resolver.resolve(call.func, site.scope, site.order) or ""
-    return callee.startswith(BUILD_PREFIXES)
+    return callee.startswith(BUILD_PREFIXES) or callee in SORTING_CONSUMERS
 
 
 def is_log_call(call: cst.Call, site: CallSite) -> bool:

@@ -82,6 +82,11 @@ FILE_OPERATIONS = frozenset({"importlib.import_module", "import_module", "__impo
                              "shutil.copyfile", "shutil.copytree", "shutil.rmtree", "unlink", "rmdir", "mkdir",
                              "chmod", "touch", "symlink_to"})
 
+# Library calls that sort the file list they are given: MindSpore's TFRecordDataset and
+# CSVDataset do ``self.dataset_files = self._find_files(dataset_files); self.dataset_files.sort()``
+# (mindspore/dataset/engine/datasets_standard_format.py, datasets_text.py).
+SORTING_CONSUMERS = frozenset({"mindspore.dataset.TFRecordDataset", "mindspore.dataset.CSVDataset"})
+
 # Builtins whose result does not depend on the order of their argument.
 ORDER_FREE = frozenset({"sorted", "len", "set", "frozenset", "sum", "min", "max", "any", "all", "bool", "dict"})
 # Builtins that pass their argument's order through.
