@@ -16,6 +16,7 @@ class LanguageServer:
     """``python -m pylsp`` as an editor starts it, spoken to over stdin/stdout."""
 
     def __init__(self, root: Path, settings: dict, cwd: Optional[Path] = None) -> None:
+        self.root = root
         env = dict(os.environ)
         # pylsp's flake8 plugin runs the ``flake8`` executable: the one of this environment.
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")

@@ -52,11 +52,13 @@ def det(diagnostics):
 def workspace(tmp_path):
     servers = []
 
-    def open_document(settings, text=TRAIN, config=None, config_name="setup.cfg"):
+    def open_document(settings, text=TRAIN, config=None, config_name="setup.cfg", files=None):
         root = tmp_path / "project"
         root.mkdir()
         if config is not None:
             (root / config_name).write_text(config)
+        for name, content in (files or {}).items():
+            (root / name).write_text(content)
         path = root / "train.py"
         path.write_text(text)
         # Started elsewhere, as editors may: the configuration is found from the workspace root.
@@ -91,6 +93,32 @@ def test_our_plugin_lints_when_flake8_is_off(workspace):
     assert d202["source"] == "flake8-determinism" and d202["severity"] == 2
     assert d202["codeDescription"]["href"].endswith("/docs/rules/DET202.md")
     assert d202["message"].startswith("DataLoader shuffles without generator=")
+
+
+RUN = textwrap.dedent('''\
+    import torch
+
+    from helpers import prepare
+
+    if __name__ == "__main__":
+        prepare(0)
+        model = torch.nn.Linear(2, 1)
+        print(model(torch.ones(2)))
+''')
+SEEDS_TORCH = "import torch\n\n\ndef prepare(seed):\n    torch.manual_seed(seed)\n"
+
+
+def test_the_unsaved_buffer_is_judged_with_the_project_on_disk(workspace):
+    """The run of the buffer reaches helpers.py on disk: its prepare() seeds torch.  Edit the
+    buffer (no call) and the report appears; edit helpers.py on disk (seeds nothing) and the
+    next lint sees it, without a restart."""
+    server, uri = workspace({"plugins": QUIET}, text=RUN, files={"helpers.py": SEEDS_TORCH})
+    assert det(server.diagnostics(uri, lambda ds: True)) == set()
+    _change(server, uri, RUN.replace("    prepare(0)\n", ""), 2)
+    assert det(server.diagnostics(uri, lambda ds: bool(det(ds)))) == {("DET104", 5)}
+    (server.root / "helpers.py").write_text("def prepare(seed):\n    print(seed)\n")
+    _change(server, uri, RUN, 3)
+    assert det(server.diagnostics(uri, lambda ds: bool(det(ds)))) == {("DET104", 6)}
 
 
 def _actions(server, uri, line, only=None):

@@ -2,8 +2,14 @@
 ``# expect:`` comments, with and without the pre-check, and judged alone (no project) the
 cross-module findings go away."""
 
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
+from run_support import fresh_environment
 from project_support import PROJECTS, expected, lint, project_files, projects, settings_for
 
 CASES = [(project, path) for project in projects() for path in project_files(project)]
@@ -23,3 +29,32 @@ def test_project_file(project, path):
 def test_precheck_never_hides_a_project_report(project, path):
     settings = settings_for(project)
     assert lint(path, settings) == lint(path, settings, use_precheck=False)
+
+
+def flake8(cwd, *args):
+    return subprocess.run([sys.executable, "-m", "flake8", "--select=DET", *args], cwd=str(cwd),
+                          capture_output=True, text=True, env=fresh_environment())
+
+
+def test_flake8_reports_the_run_as_the_readme_shows(tmp_path):
+    project = tmp_path / "helper_forgets_torch"
+    shutil.copytree(str(PROJECTS / "helper_forgets_torch"), str(project))
+    result = flake8(project, "train.py")
+    line = next(line for line in result.stdout.splitlines() if "DET104" in line)
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert line in readme, line
+    assert (project / ".determinism_cache" / ".gitignore").is_file()  # the cache, ignored by git
+
+
+def test_flake8_judges_files_alone_with_project_root_none(tmp_path):
+    project = tmp_path / "helper_forgets_torch"
+    shutil.copytree(str(PROJECTS / "helper_forgets_torch"), str(project))
+    result = flake8(project, "--determinism-project-root=none", "train.py")
+    assert result.returncode == 1 and "DET104" not in result.stdout  # set_seed() is taken at its name
+    assert not (project / ".determinism_cache").exists()
+
+
+def test_strict_mode_adds_the_library_draws(tmp_path):
+    project = PROJECTS / "library_no_entry"
+    settings = settings_for(project, "strict")
+    assert {code for _, code in lint(project / "mylib" / "ops.py", settings)} >= {"DET101", "DET102"}

@@ -14,15 +14,17 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 
 
 class UnseededTrainingScript(Rule):
-    """DET100: a training script that seeds no RNG at all.
+    """DET100: a training run that seeds no RNG at all.
 
-    What it does: reports a training entry module (it runs as a script and calls
-    ``.backward()``, ``.fit(``, an optimizer ``.step()``, or builds a Lightning /
-    transformers ``Trainer`` or mmengine ``Runner``) in which nothing is seeded:
-    no seeding call, no seeding helper, no ``random_state=``/``seed=``.  Also a
-    script whose only seeding is the one a Hugging Face/trl ``Trainer`` does when
-    it is built, when new weights were drawn before it (a PEFT adapter, a new
-    head, a model from a config).  Reported once, at the ``__main__`` guard, else at line 1.
+    What it does: reports a training run -- an entry module that trains (``.backward()``,
+    ``.fit(``, an optimizer ``.step()``, a Lightning / transformers ``Trainer`` or mmengine
+    ``Runner``), itself or through the project modules it calls -- in which nothing seeds any
+    RNG: no seeding call, no seeding helper (a project helper counts with what its body
+    seeds), no ``random_state=``/``seed=``.  One report for the run, at the ``__main__``
+    guard, else at line 1, naming the RNGs the run uses with up to three uses each
+    (``file:line``); it replaces DET101-DET107 for that run.  Also a script whose only seeding
+    is the one a Hugging Face/trl ``Trainer`` does when it is built, when new weights were
+    drawn before it (a PEFT adapter, a new head, a model from a config).
 
     Why it matters: weight init, dropout, shuffling and augmentation then start
     from a different random state every run, so no two runs match.

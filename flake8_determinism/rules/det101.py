@@ -17,12 +17,19 @@ _IMPORTS_RANDOM = re.compile(r"(?m)^[ \t]*(?:from[ \t]+random[ \t]+import|import
 
 
 class UnseededPythonRandom(GlobalDrawRule):
-    """DET101: a ``random`` module function draws while Python's global RNG is unseeded.
+    """DET101: a run uses Python's ``random`` while it is unseeded.
 
-    What it does: reports ``random.random()``, ``random.shuffle(x)``, ``choice``,
-    ``sample``, ... (the module-level functions, bound to a hidden ``Random()``
-    seeded from OS entropy) when no ``random.seed(...)`` or seeding helper ran
-    before, under the scope policy (import time, or anywhere in an entry module).
+    What it does: ``random.random()``, ``random.shuffle(x)``, ``choice``, ``sample``, ... (the
+    module-level functions, bound to a hidden ``Random()`` seeded from OS entropy) and the libraries
+    that draw from them (torch_geometric's ``negative_sampling``, torchvision's v1
+    ``RandomChoice``/``RandomOrder``) are uses of Python's RNG. Judged per run (the entry module's
+    own code, the project modules it reaches and their import-time code): when the run uses Python's
+    ``random`` and never seeds it, one report, at the first use in the entry module or at the
+    entry's call that leads to it, naming up to three uses with ``file:line``; when the run seeds it
+    only after some use ("seeded after use"), a report at each such use. A project helper counts as
+    seeding with exactly what its body seeds, whatever its name. A library module's draws are
+    reported where they run at import time; in functions, they are its callers' business (strict
+    mode reports them all). A training run that seeds nothing at all gets DET100 instead.
 
     Why it matters: each run gets different values, so augmentation, sampling
     and splits differ run to run.

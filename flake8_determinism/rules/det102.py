@@ -12,11 +12,17 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 
 
 class UnseededNumpyGlobal(GlobalDrawRule):
-    """DET102: a NumPy legacy global function draws while NumPy's global RNG is unseeded.
+    """DET102: a run uses NumPy's global RNG while it is unseeded.
 
-    What it does: reports the 47 legacy functions (``np.random.rand``, ``randn``,
-    ``randint``, ``choice``, ``shuffle``, ``permutation``, ``normal``, ...) when
-    no ``np.random.seed(...)`` or seeding helper ran before, under the scope policy.
+    What it does: the 47 legacy functions (``np.random.rand``, ``randn``, ``randint``, ``choice``,
+    ``shuffle``, ``permutation``, ``normal``, ...) are uses of NumPy's global RNG. Judged per run
+    (the entry module's own code, the project modules it reaches and their import-time code): when
+    the run uses NumPy's global RNG and never seeds it, one report, at the first use in the entry
+    module or at the entry's call that leads to it, naming up to three uses with ``file:line``; when
+    the run seeds it only after some use ("seeded after use"), a report at each such use. A project
+    helper counts as seeding with exactly what its body seeds, whatever its name. A library module's
+    draws are reported where they run at import time; in functions, they are its callers' business
+    (strict mode reports them all). A training run that seeds nothing at all gets DET100 instead.
 
     Why it matters: the hidden global ``RandomState`` is seeded from OS entropy
     at import, so every run draws different values.

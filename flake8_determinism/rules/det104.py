@@ -18,13 +18,22 @@ _INIT = "torch.nn.init."
 
 
 class UnseededTorchGlobal(GlobalDrawRule):
-    """DET104: a torch function draws from the global generator while torch is unseeded.
+    """DET104: a run uses torch's global RNG (draws, weight init, dropout, shuffles) while it is unseeded.
 
-    What it does: reports ``torch.rand*``, ``randn*``, ``randint*``, ``randperm``,
-    ``normal``, ``bernoulli``, ``multinomial``, ``poisson``, the random
-    ``nn.init`` initializers and ``Tensor.uniform_``/``normal_``/... called
-    without ``generator=`` when no ``torch.manual_seed(...)`` or seeding helper
-    ran before, under the scope policy.
+    What it does: ``torch.rand*``, ``randn*``, ``randint*``, ``randperm``, ``normal``,
+    ``bernoulli``, ``multinomial``, ``poisson``, the random ``nn.init`` initializers and
+    ``Tensor.uniform_``/``normal_``/... without ``generator=`` are uses of torch's RNG; so are
+    building layers that initialize their weights (``nn.Linear``, ``nn.Conv2d``, ..., and project
+    ``nn.Module`` classes that build them, unless the run loads a checkpoint), dropout and random
+    transforms (DET401/402 in strict mode), and DataLoaders that shuffle without ``generator=``.
+    Judged per run (the entry module's own code, the project modules it reaches and their import-
+    time code): when the run uses torch's RNG and never seeds it, one report, at the first use in
+    the entry module or at the entry's call that leads to it, naming up to three uses with
+    ``file:line``; when the run seeds it only after some use ("seeded after use"), a report at each
+    such use. Functions ``torch.multiprocessing.spawn`` starts run in processes of their own, which
+    the parent's seed does not reach. A library module's draws are reported where they run at import
+    time; in functions, they are its callers' business (strict mode reports them all). A training
+    run that seeds nothing at all gets DET100 instead.
 
     Why it matters: torch's default CPU generator is seeded from OS entropy at
     start-up; weights, noise and masks differ every run.

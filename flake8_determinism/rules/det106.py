@@ -13,14 +13,19 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 
 
 class UnseededTensorFlow(GlobalDrawRule):
-    """DET106: a TensorFlow/Keras random op or initializer runs with no global TF seed.
+    """DET106: a run uses TensorFlow's or Keras's global seed while it is unseeded.
 
-    What it does: reports ``tf.random.uniform``/``normal``/``shuffle``/...,
-    ``tf.random.get_global_generator()``, ``keras.random.*`` and the random
-    Keras initializers (``GlorotUniform()``, ``RandomNormal()``, ...) called
-    without an op-level ``seed=`` while ``tf.random.set_seed`` (or
-    ``keras.utils.set_random_seed``) has not run, under the scope policy.
-    Keras random *layers* are DET401/DET402.
+    What it does: ``tf.random.uniform``/``normal``/``shuffle``/...,
+    ``tf.random.get_global_generator()``, ``keras.random.*`` and the random Keras initializers
+    (``GlorotUniform()``, ``RandomNormal()``, ...) without an op-level ``seed=`` are uses of TF's
+    global seed; Keras layers with a random kernel initializer, dropout and random preprocessing
+    layers use Keras's seed generator (seeded by ``random`` or TF). Judged per run (the entry
+    module's own code, the project modules it reaches and their import-time code): when the run uses
+    them and never seeds it, one report, at the first use in the entry module or at the entry's call
+    that leads to it, naming up to three uses with ``file:line``; when the run seeds it only after
+    some use ("seeded after use"), a report at each such use. A library module's draws are reported
+    where they run at import time; in functions, they are its callers' business (strict mode reports
+    them all). A training run that seeds nothing at all gets DET100 instead.
 
     Why it matters: with neither a global nor an op seed, TF picks a random seed
     for the op, so values differ every run.

@@ -13,12 +13,19 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 
 
 class UnseededMindSpore(GlobalDrawRule):
-    """DET107: a MindSpore random op runs while ``mindspore.set_seed`` was not called.
+    """DET107: a run uses MindSpore's seeds while ``mindspore.set_seed`` was not called.
 
-    What it does: reports ``mindspore.ops`` random functions and primitives
-    (``ops.uniform``, ``ops.standard_normal``, ``ops.shuffle``, ...) and
-    ``mindspore.mint`` random functions without ``seed=`` while MindSpore is
-    unseeded, under the scope policy.
+    What it does: ``mindspore.ops`` random functions and primitives (``ops.uniform``,
+    ``ops.standard_normal``, ``ops.shuffle``, ...) and ``mindspore.mint`` random functions without
+    ``seed=``, dropout and ``mindspore.dataset`` random transforms are uses of MindSpore's seeds;
+    layers whose initializers draw (``nn.Dense``, ``nn.Conv2d``, ...) use the initializer seed,
+    which ``mindspore.set_seed`` or ``np.random.seed`` sets. Judged per run (the entry module's own
+    code, the project modules it reaches and their import-time code): when the run uses them and
+    never seeds it, one report, at the first use in the entry module or at the entry's call that
+    leads to it, naming up to three uses with ``file:line``; when the run seeds it only after some
+    use ("seeded after use"), a report at each such use. A library module's draws are reported where
+    they run at import time; in functions, they are its callers' business (strict mode reports them
+    all). A training run that seeds nothing at all gets DET100 instead.
 
     Why it matters: with neither a global nor an op seed the kernel chooses a
     random seed, so values differ every run.
