@@ -94,7 +94,7 @@ def select_rules(
 ) -> tuple:
     """The rules that can report on this file: the pre-check's first stage (unless the
     caller ran it: ``words_checked``), the test-module filter, the second stage."""
-    rules = tuple(rules) if words_checked else tuple(precheck.rules_for_words(source, settings, tuple(rules)))
+    rules = tuple(rules) if words_checked else tuple(precheck.rules_for_words(source, settings, tuple(rules), tree))
     if rules:
         rules = _outside_tests(rules, settings, filename, tree)
     if rules:

@@ -81,7 +81,7 @@ class DeterminismChecker:
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         source = "".join(self.lines)
-        candidates = precheck.rules_for_words(source, self.settings, ALL_RULES)
+        candidates = precheck.rules_for_words(source, self.settings, ALL_RULES, self.tree)
         if not candidates:
             return  # nothing can fire: libcst is never loaded for this file
         from .checker import check_source  # loads libcst, only for files that need it

@@ -197,14 +197,27 @@ def _text_of(source: str) -> SourceText:
     return text
 
 
-def rules_for_words(source: str, settings, rules):
-    """Stage 1: the rules whose trigger words occur in the text."""
+def rules_for_words(source: str, settings, rules, tree: Optional[ast.Module] = None):
+    """Stage 1: the rules whose trigger words occur in the text (or, for a rule that can fire
+    through the project, a module that imports something and may be an entry module)."""
     text = _text_of(source)
+    entry = tree is None or may_be_entry(tree)
     return [
         rule for rule in rules
         if rule.might_fire(text, settings) or rule.might_use(text, settings)
-        or rule.might_fire_through_project(text, settings)
+        or (entry and rule.might_fire_through_project(text, settings))
     ]
+
+
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
+
+
+def may_be_entry(tree: ast.Module) -> bool:
+    """Over-approximates ``module_shape``'s ``is_entry`` from the top-level statements alone:
+    a module-level expression (a call), or a block that may hold one."""
+    return any(isinstance(node, (ast.Expr,) + _COMPOUND) for node in tree.body) or any(
+        type(node).__name__ in ("Match", "TryStar") for node in tree.body
+    )
 
 
 def rules_for_shape(tree: ast.Module, source: str, settings, rules, path: Optional[str] = None):

@@ -7,7 +7,7 @@ from ..tables.seeding import (
     MODEL_INIT_KEYWORD, NEW_HEAD_SUFFIXES, NEW_WEIGHTS_CALLS, NEW_WEIGHTS_METHODS, PEFT_CONFIG_KEYWORD, TORCH,
 )
 from .base import Report, Rule, module_report, seeding_fix
-from .runs import run_of, seeds_nothing_while_training, unseeded_summary
+from .runs import run_of, seeds_nothing, unseeded_summary
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -76,20 +76,28 @@ class UnseededTrainingScript(Rule):
     scope_note = "The report is on the ``if __name__ == \"__main__\":`` line, else on line 1: put the ``# noqa`` there."
 
     def might_fire(self, text, settings) -> bool:
-        return trains_maybe(text)
+        # A run that trains, or that uses any global RNG (it may seed nothing).
+        from . import ALL_RULES
+        from .base import GlobalDrawRule
+
+        return trains_maybe(text) or any(
+            rule.might_fire(text, settings) or rule.might_use(text, settings)
+            for rule in ALL_RULES if isinstance(rule, GlobalDrawRule)
+        )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         facts = ctx.facts
         run = run_of(ctx)
-        if run is None or not run.trains:
+        if run is None:
             return
-        if seeds_nothing_while_training(run):
+        if seeds_nothing(run):
             used = unseeded_summary(run)
             yield module_report(
                 ctx,
-                "training run seeds no RNG: %s — seed random, NumPy and your framework at start-up"
+                "%s seeds no RNG: %s — seed random, NumPy and your framework at start-up"
                 " (e.g. seed_everything(SEED))" % (
-                    used if used else "weight init, dropout and data order differ every run"
+                    "training run" if run.trains else "this run",
+                    used if used else "weight init, dropout and data order differ every run",
                 ),
                 seeding_fix(ctx),
             )

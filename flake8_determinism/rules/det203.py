@@ -78,13 +78,22 @@ class UnseededShuffle(Rule):
         return framework_shuffle or (settings.strict and "shuffle" in text)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
+        from .runs import run_of
+
         reported = set()
         strict = ctx.settings.strict
+        run = run_of(ctx)
         for site in ctx.index.calls:
-            problem = self._problem(ctx, site)
-            if problem and (strict or ctx.facts.in_entry_code(site)):
-                reported.add(id(site.node))
-                yield Report(site.node, problem)
+            found = unseeded_shuffle(ctx, site)
+            if found is None:
+                continue
+            framework, message = found
+            if ctx.facts.seeded_at(framework, site) or not (strict or ctx.facts.in_entry_code(site)):
+                continue
+            if run is not None and not run.seeded_in_run(framework) and not strict:
+                continue  # the run never seeds it: its seeding report names this shuffle
+            reported.add(id(site.node))
+            yield Report(site.node, message)
         if strict:
             for site in ctx.index.calls:
                 if id(site.node) in reported:
@@ -97,41 +106,60 @@ class UnseededShuffle(Rule):
                         " or pass shuffle=False while debugging reproducibility",
                     )
 
-    def _problem(self, ctx: FileContext, site: CallSite):
-        name = ctx.qualname(site)
-        if not name:
-            return None
-        call, method = site.node, site.method_name
-        if name == D.TF_LIST_FILES:
-            shuffle = find_arg(call, "shuffle", 1)
-            if shuffle is not MISSING and shuffle is not UNKNOWN and literal(shuffle) == (True, False):
-                return None
-            if absent_or_none(call, "seed", 2) and not ctx.facts.seeded_at(TF, site):
-                return (
-                    "Dataset.list_files() returns the files in a random order by default and no TF seed is set"
-                    " — pass shuffle=False (and sort) or seed=SEED"
-                )
-        elif name.startswith("tensorflow.data.") and method in D.TF_DATASET_SHUFFLES:
-            if absent_or_none(call, "seed", D.TF_DATASET_SHUFFLES[method]) and not ctx.facts.seeded_at(TF, site):
-                return (
-                    "tf.data shuffle() has no seed and no TF seed is set, so the order differs every run"
-                    " — pass seed=SEED or call tf.random.set_seed(SEED) first"
-                )
-        elif name.startswith(D.HF_DATASETS_ROOT) and method == "shuffle":
-            seeded = ctx.facts.seeded_at(NUMPY, site)  # it draws its seed from NumPy's global RNG
-            if absent_or_none(call, "seed", 0) and absent_or_none(call, "generator", 1) and not seeded:
-                return (
-                    "datasets .shuffle() without seed takes its seed from NumPy's global RNG, which is not seeded"
-                    " before it, so the order differs every run — pass seed=SEED"
-                )
-        elif name in D.MINDSPORE_SHUFFLING_DATASETS or (name.startswith("mindspore.dataset.") and method == "shuffle"):
-            if method != "shuffle":
-                shuffle = find_arg(call, "shuffle")
-                if shuffle is UNKNOWN or (shuffle is not MISSING and literal(shuffle) in ((True, False),)):
-                    return None
-            if not ctx.facts.seeded_at(MS_DATASET, site):
-                return (
-                    "this MindSpore dataset shuffles with a random seed because no dataset seed is set"
-                    " — call mindspore.dataset.config.set_seed(SEED) (or mindspore.set_seed) first"
-                )
+
+def unseeded_shuffle(ctx: FileContext, site: CallSite):
+    """(the global RNG it draws its order from, the report's message) for a shuffle without a
+    seed of its own outside torch; None otherwise.  A use of that RNG in the run, too."""
+    name = ctx.qualname(site)
+    if not name:
         return None
+    call, method = site.node, site.method_name
+    if name == D.TF_LIST_FILES:
+        shuffle = find_arg(call, "shuffle", 1)
+        if shuffle is not MISSING and shuffle is not UNKNOWN and literal(shuffle) == (True, False):
+            return None
+        if absent_or_none(call, "seed", 2):
+            return TF, (
+                "Dataset.list_files() returns the files in a random order by default and no TF seed is set"
+                " — pass shuffle=False (and sort) or seed=SEED"
+            )
+    elif name.startswith("tensorflow.data.") and method in D.TF_DATASET_SHUFFLES:
+        if absent_or_none(call, "seed", D.TF_DATASET_SHUFFLES[method]):
+            return TF, (
+                "tf.data shuffle() has no seed and no TF seed is set, so the order differs every run"
+                " — pass seed=SEED or call tf.random.set_seed(SEED) first"
+            )
+    elif name.startswith(D.HF_DATASETS_ROOT) and method == "shuffle":
+        # it draws its seed from NumPy's global RNG
+        if absent_or_none(call, "seed", 0) and absent_or_none(call, "generator", 1):
+            return NUMPY, (
+                "datasets .shuffle() without seed takes its seed from NumPy's global RNG, which is not seeded"
+                " before it, so the order differs every run — pass seed=SEED"
+            )
+    elif name in D.MINDSPORE_SHUFFLING_DATASETS or (name.startswith("mindspore.dataset.") and method == "shuffle"):
+        if method == "shuffle" and _discarded(ctx, site):
+            return None  # ``ds.shuffle(64)`` alone: shuffle returns a new dataset, this one is unchanged
+        if method != "shuffle":
+            shuffle = find_arg(call, "shuffle")
+            if shuffle is UNKNOWN or (shuffle is not MISSING and literal(shuffle) in ((True, False),)):
+                return None
+            sampler = find_arg(call, "sampler")
+            if sampler is UNKNOWN or (sampler is not MISSING and not _is_none(sampler)):
+                return None  # the sampler decides the order (``SequentialSampler()``)
+        return MS_DATASET, (
+            "this MindSpore dataset shuffles with a random seed because no dataset seed is set"
+            " — call mindspore.dataset.config.set_seed(SEED) (or mindspore.set_seed) first"
+        )
+    return None
+
+
+def _discarded(ctx: FileContext, site: CallSite) -> bool:
+    from .._lazy import cst
+
+    return isinstance(ctx.index.parents.get(id(site.node)), cst.Expr)
+
+
+def _is_none(value) -> bool:
+    from ..analysis.args import is_none
+
+    return is_none(value)

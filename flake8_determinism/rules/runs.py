@@ -27,7 +27,7 @@ from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 from ..tables.run_uses import (
     LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS,
 )
-from ..tables.run_uses import EVAL_METHODS, INITIALIZES, MASKS_DROPOUT, MS_INIT, SEEDED_BY, loads_weights
+from ..tables.run_uses import EVAL_METHODS, INITIALIZES, PARAMETER_CLASSES, TRAIN_MODE_METHODS, MASKS_DROPOUT, MS_INIT, SEEDED_BY, loads_weights
 from ..tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
 from .._lazy import cst
 
@@ -75,6 +75,10 @@ def _use_words() -> Dict[str, frozenset]:
     for name in list(D.RANDOM_SAMPLERS) + [D.DATALOADER] + list(TORCH_MODEL_BUILDERS):
         add(T.TORCH, name)
     words[T.TORCH].add("models")  # torchvision.models.resnet18()
+    # Shuffles outside torch (DET203's): tf.data, Hugging Face datasets, MindSpore datasets.
+    words.setdefault(T.TF, set()).update({"shuffle", "list_files"})
+    words.setdefault(T.NUMPY, set()).add("shuffle")
+    words.setdefault(T.MS_DATASET, set()).update({"shuffle"} | {n.rsplit(".", 1)[-1] for n in D.MINDSPORE_SHUFFLING_DATASETS})
     return {framework: frozenset(found) for framework, found in words.items()}
 
 
@@ -115,7 +119,8 @@ class Run:
         self._local_uses()
         self._project_uses()
         for site in ctx.index.calls:
-            if isinstance(site.node.func, cst.Attribute) and self._reached(site):
+            if self._reached(site):
+                # ``model.load_state_dict(...)``, ``load_param_into_net(net, params)``
                 self.loads_weights = self.loads_weights or loads_weights(site.method_name)
                 self.evaluates = self.evaluates or _to_evaluation_mode(site)
         for framework, uses in self.uses.items():
@@ -123,10 +128,12 @@ class Run:
             uses.sort(key=lambda use: use.order)
 
     def _overwritten(self, use: RunUse) -> bool:
-        """Weights a loaded checkpoint replaces; dropout in a run that only evaluates."""
+        """Weights a loaded checkpoint replaces; dropout in a run that does not train and
+        evaluates, or runs a loaded model (an evaluation, an export, a conversion)."""
         if self.loads_weights and use.what.startswith(INITIALIZES):
             return True
-        return not self.trains and self.evaluates and use.what.startswith(MASKS_DROPOUT)
+        off = not self.trains and (self.evaluates or self.loads_weights)
+        return off and use.what.startswith(MASKS_DROPOUT)
 
     # -- collecting ------------------------------------------------------------------------
     def _add(self, framework: str, site: CallSite, what: str, deferred: bool = False, where: str = "",
@@ -150,7 +157,8 @@ class Run:
             if isinstance(rule, GlobalDrawRule):
                 for site in rule.draws(ctx):
                     if self._reached(site) and not only_feeds(ctx, site, TRACING_CALLS, TRACING_METHODS):
-                        self._add(rule.framework, site, "draws (%s())" % ctx.spelling(site))
+                        verb = INITIALIZES if _builds_a_parameter(ctx, site) else "draws"
+                        self._add(rule.framework, site, "%s (%s())" % (verb, ctx.spelling(site)))
         self._stochastic_uses()
         for site in ctx.calls_to(WEIGHT_LAYERS):
             if self._reached(site):
@@ -184,8 +192,18 @@ class Run:
 
     def _data_uses(self) -> None:
         from .dataloader import dataloaders, effective_call, shuffles
+        from .det203 import unseeded_shuffle
 
         ctx = self.ctx
+        for site in ctx.index.calls:
+            found = unseeded_shuffle(ctx, site) if site.method_name else None
+            if found is not None and self._reached(site):
+                # Drawn when the dataset is iterated, later in the run (HF's .shuffle(): at the call).
+                later = not ctx.qualname(site).startswith(D.HF_DATASETS_ROOT)
+                # DET203 reports it in a run that seeds its RNG (too late); in one that never does,
+                # it is a cause of the RNG's seeding report.
+                self._add(found[0], site, "shuffles the data (%s)" % ctx.spelling(site), deferred=later,
+                          covered=self.seeded_in_run(found[0]))
         for site in dataloaders(ctx):
             call = effective_call(ctx, site)
             if self._reached(site) and shuffles(call) is not False and find_arg(call, *D.GENERATOR) is MISSING:
@@ -359,7 +377,7 @@ def run_of(ctx: FileContext) -> Optional[Run]:
 def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str]]:
     """(node, message) for each report of a seeding rule in the entry module's run."""
     run = run_of(ctx)
-    if run is None or seeds_nothing_while_training(run):
+    if run is None or seeds_nothing(run):
         return
     frameworks = FRAMEWORKS_OF[code]
     unseeded = run.unseeded(frameworks)
@@ -404,9 +422,16 @@ def _spelled_call(node) -> str:
     return "%s()" % spelled if spelled else "this call"
 
 
-def seeds_nothing_while_training(run: Run) -> bool:
-    """DET100's case: a training run that seeds no RNG at all (it replaces the per-RNG reports)."""
-    return run.trains and not run.ctx.facts.seeds_anything()
+def seeds_nothing(run: Run) -> bool:
+    """DET100's case: a run that seeds no RNG at all and trains, or uses several RNGs: one
+    report for the run replaces the per-RNG reports (one cause, one fix: seed at start-up).
+    A run that uses one RNG gets that RNG's report."""
+    if run.ctx.facts.seeds_anything():
+        return False
+    used = sum(
+        any(not use.covered for use in run.unseeded(frameworks)) for frameworks in FRAMEWORKS_OF.values()
+    )
+    return run.trains or used >= 2
 
 
 def unseeded_summary(run: Run) -> str:
@@ -419,14 +444,32 @@ def unseeded_summary(run: Run) -> str:
     return "; ".join(parts)
 
 
+def _builds_a_parameter(ctx: FileContext, site: CallSite) -> bool:
+    """``Parameter(Tensor(np.random.normal(...)))``: the draw initializes weights."""
+    node = ctx.index.parents.get(id(site.node))
+    for _ in range(6):
+        if isinstance(node, cst.Arg):
+            node = ctx.index.parents.get(id(node))
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        if name in PARAMETER_CLASSES:
+            return True
+        node = ctx.index.parents.get(id(node))
+    return False
+
+
 def _to_evaluation_mode(site: CallSite) -> bool:
-    """``model.eval()``, ``model.train(False)``."""
+    """``model.eval()``, ``model.train(False)``, MindSpore's ``net.set_train(False)``."""
     from ..analysis.args import literal
 
     args = site.node.args
+    if not isinstance(site.node.func, cst.Attribute):
+        return False
     if site.method_name in EVAL_METHODS:
         return not args
-    return site.method_name == "train" and len(args) == 1 and literal(args[0].value) == (True, False)
+    return site.method_name in TRAIN_MODE_METHODS and len(args) == 1 and literal(args[0].value) == (True, False)
 
 
 def _none_or_false(value) -> bool:

@@ -44,6 +44,8 @@ PREFIX_REWRITES = (
     ("mmengine.runner.runner.", "mmengine.runner."),
     ("mmengine.runner._flexible_runner.", "mmengine.runner."),
     ("timm.utils.random.", "timm.utils."),
+    ("monai.utils.misc.", "monai.utils."),
+    ("monai.set_determinism", "monai.utils.set_determinism"),
     ("fastai.torch_core.", "fastai."),
     ("mindspore.common.seed.", "mindspore."),
     ("mindspore.common.set_seed", "mindspore.set_seed"),
@@ -63,6 +65,6 @@ KNOWN_ROOTS = frozenset(
         "random", "numpy", "torch", "tensorflow", "keras", "mindspore", "jax",
         "sklearn", "lightning", "transformers", "accelerate", "mmengine", "mmcv",
         "mmdet", "detectron2", "timm", "fastai", "paddle", "os", "time", "datetime",
-        "secrets", "uuid", "glob", "pathlib", "torchvision", "albumentations",
+        "secrets", "uuid", "glob", "pathlib", "torchvision", "albumentations", "monai",
     }
 )

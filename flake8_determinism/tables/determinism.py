@@ -57,6 +57,9 @@ ENABLERS = {
         _TORCH_ALL | {CUBLAS_CONFIG, TF_OP_DETERMINISM}, warn_keyword="warn_only"
     ),
     "transformers.set_seed": Enabler(frozenset({ALGORITHMS, TF_OP_DETERMINISM}), "deterministic", 1),
+    # MONAI's set_determinism(seed) sets cudnn.deterministic (and use_deterministic_algorithms
+    # when asked): monai/utils/misc.py.
+    "monai.utils.set_determinism": Enabler(frozenset({CUDNN_DETERMINISTIC})),
     # Trainer(args) with full_determinism=True calls enable_full_determinism.
     "transformers.TrainingArguments": Enabler(_TORCH_ALL | {CUBLAS_CONFIG}, "full_determinism"),
     "lightning.pytorch.Trainer": Enabler(

@@ -4,7 +4,7 @@ calls later on the objects a run builds.  Catalog §1.1(a), §4, §6; leads veri
 
 import re
 
-from .seeding import MS, NUMPY, RANDOM, TF, TORCH
+from .seeding import MS, MS_DATASET, NUMPY, RANDOM, TF, TORCH
 from .stochastic import KERAS, KERAS_SEEDED_BY
 
 # MindSpore's weight initializers take their seed from ``np.random.randint`` unless
@@ -74,6 +74,7 @@ RNG_NAMES = {
     KERAS: "Keras's seed generator",
     MS: "MindSpore's global seed",
     MS_INIT: "MindSpore's initializer seed",
+    MS_DATASET: "the mindspore.dataset seed",
 }
 
 # Methods a framework calls on the objects a run builds (a model's ``forward``, a dataset's
@@ -96,6 +97,10 @@ WEIGHT_LOADING_NAME = re.compile(r"^load_\w*(?:weights|checkpoint|state_dict|pre
 # evaluation mode (``model.eval()``, ``model.train(False)``) draws no dropout mask.
 MASKS_DROPOUT = "masks dropout"
 EVAL_METHODS = frozenset({"eval"})
+TRAIN_MODE_METHODS = frozenset({"train", "set_train"})  # with a literal False: evaluation mode
+# A draw inside one of these builds a parameter: ``Parameter(Tensor(np.random.normal(...)))``
+# initializes weights (a loaded checkpoint replaces them).
+PARAMETER_CLASSES = frozenset({"Parameter"})
 
 
 def loads_weights(method: str) -> bool:

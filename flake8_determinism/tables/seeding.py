@@ -55,6 +55,9 @@ SEEDERS = {
     "mmdet.apis.set_random_seed": _PY_NP_TORCH,
     "detectron2.utils.env.seed_all_rng": _PY_NP_TORCH,
     "timm.utils.random_seed": _PY_NP_TORCH,
+    # MONAI: torch (+CUDA), random and NumPy; with seed=None a random seed (still an event).
+    # monai/utils/misc.py set_determinism (MONAI 1.x).
+    "monai.utils.set_determinism": _PY_NP_TORCH,
     "fastai.set_seed": _PY_NP_TORCH,
     "fastai.vision.all.set_seed": _PY_NP_TORCH,
     "fastai.text.all.set_seed": _PY_NP_TORCH,

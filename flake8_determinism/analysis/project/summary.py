@@ -27,11 +27,12 @@ from ...tables.aliases import KNOWN_ROOTS
 from ...tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
 from ...tables.rng_draws import TORCH_IGNORES_GENERATOR
 from ...tables.run_uses import INITIALIZES, LIBRARY_DRAWS, MASKS_DROPOUT, PRETRAINED_KEYWORDS, TORCH_MODEL_BUILDER_PREFIXES
-from ...tables.run_uses import EVAL_METHODS, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS, loads_weights
+from ...tables.run_uses import EVAL_METHODS, PARAMETER_CLASSES, TORCH_MODEL_BUILDERS, TRAIN_MODE_METHODS
+from ...tables.run_uses import WEIGHT_LAYERS, loads_weights
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ..scopes import canonical
 
-VERSION = 3
+VERSION = 5
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL = "S", "U", "C", "P", "I", "T", "L", "E"
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
@@ -119,6 +120,7 @@ class _Summarizer:
         self.syspath: List[str] = []
         self.stars: List[str] = []
         self.has_main = False
+        self.in_parameters: set = set()  # ids of the calls inside a ``Parameter(...)``: they initialize weights
 
     # -- pass 1: scopes, bindings, the calls of each body --------------------------------
     def collect(self) -> None:
@@ -137,6 +139,8 @@ class _Summarizer:
                 continue
             if kind is ast.Call:
                 self.calls[body].append((node, scope, CALL, None))
+                if _called_name(node) in PARAMETER_CLASSES:
+                    self.in_parameters.update(id(n) for n in ast.walk(node) if type(n) is ast.Call and n is not node)
             stack.extend((child, scope, body) for child in reversed(_children(node)))
 
     def _lambda(self, node, scope: _Scope, body: str):
@@ -310,6 +314,8 @@ class _Summarizer:
                     events.append(((node.lineno, node.col_offset), (IMPORT, node.lineno, node.col_offset, extra)))
                     continue
                 for event in self._call_events(node, scope):
+                    if event[0] == USE and id(node) in self.in_parameters and event[4].startswith("draws"):
+                        event = event[:4] + (INITIALIZES + event[4][len("draws"):],) + event[5:]
                     events.append(((node.end_lineno, node.end_col_offset), event))
             events.sort(key=lambda pair: pair[0])
             bodies[key] = tuple(event for _, event in events)
@@ -374,6 +380,12 @@ class _Summarizer:
             return (USE, line, col, framework, "%s (%s())" % (what, spelled), False)
         if name == D.DATALOADER:
             return _dataloader_use(call, spelled, line, col)
+        if name in D.MINDSPORE_SHUFFLING_DATASETS and _mindspore_shuffles(call):
+            return (USE, line, col, T.MS_DATASET, "shuffles the data (%s)" % spelled, True)
+        method = name.rsplit(".", 1)[-1]
+        if name.startswith("tensorflow.data.") and method in D.TF_DATASET_SHUFFLES:
+            if _argument(call, "seed", D.TF_DATASET_SHUFFLES[method]) is None:
+                return (USE, line, col, T.TF, "shuffles the data (%s)" % spelled, True)
         if name in D.RANDOM_SAMPLERS and _argument(call, "generator", D.RANDOM_SAMPLERS[name]) is None:
             if not _has_double_star(call):
                 return (USE, line, col, T.TORCH, "samples the data (%s())" % spelled, name.endswith("Sampler"))
@@ -442,13 +454,18 @@ class _Summarizer:
         return kinds
 
 
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+
+
 def _to_evaluation_mode(call: ast.Call, method: str) -> bool:
     """``model.eval()``, ``model.train(False)``."""
     if not isinstance(call.func, ast.Attribute):
         return False
     if method in EVAL_METHODS:
         return not call.args and not call.keywords
-    return method == "train" and len(call.args) == 1 and _literal(call.args[0]) == (True, False)
+    return method in TRAIN_MODE_METHODS and len(call.args) == 1 and _literal(call.args[0]) == (True, False)
 
 
 def _trains(func, method: str, name: Optional[str]) -> bool:
@@ -531,6 +548,16 @@ def _inert(call: ast.Call, op) -> bool:
         if _literal(training) == (True, False):
             return True
     return False
+
+
+def _mindspore_shuffles(call: ast.Call) -> bool:
+    """A mappable MindSpore dataset shuffles unless ``shuffle=False`` or a sampler orders it."""
+    if _has_double_star(call):
+        return False
+    shuffle, sampler = _keyword(call, "shuffle"), _keyword(call, "sampler")
+    if shuffle is not None:
+        return isinstance(shuffle, ast.Constant) and shuffle.value is not False
+    return sampler is None or _is_none(sampler)
 
 
 def _dataloader_use(call: ast.Call, spelled: str, line: int, col: int):
