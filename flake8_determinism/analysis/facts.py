@@ -36,6 +36,23 @@ SPAWN_METHODS = frozenset(name.rsplit(".", 1)[-1] for name in SPAWNING)
 _SWITCH_ATTRIBUTES = frozenset({"deterministic"})  # attribute assignments that can flip a switch
 
 
+def call_signature(call) -> tuple:
+    """(how many positional arguments, which keywords) a libcst call passes; -1/"**": unknown
+    (``summary.signature`` for ``ast``)."""
+    positional = 0
+    keywords = []
+    for arg in call.args:
+        if arg.star == "*":
+            positional = -1
+        elif arg.star == "**":
+            keywords.append("**")
+        elif arg.keyword is not None:
+            keywords.append(arg.keyword.value)
+        elif positional >= 0:
+            positional += 1
+    return positional, tuple(keywords)
+
+
 class _ImportSite:
     """An import statement, placed like a call site among the seeding events."""
 
@@ -105,7 +122,7 @@ class ModuleFacts:
                 return T.TRAINER_SEEDS
             if self._named_as_seed_function(qualname):
                 return T.ALL_FRAMEWORKS
-            effects = self.project_effects(qualname, name)
+            effects = self.project_effects(qualname, name, site)
             if effects is not None:
                 return effects.seeds  # a project function: exactly what its body seeds
             if qualname.split(".")[0] in KNOWN_ROOTS:
@@ -120,12 +137,14 @@ class ModuleFacts:
             return _EMPTY  # ``g.manual_seed(0)``: seeds that generator object only
         return T.ALL_FRAMEWORKS
 
-    def project_effects(self, qualname: Optional[str], name: str = ""):
-        """What calling ``qualname`` does, when the project defines it (``project.Effects``)."""
+    def project_effects(self, qualname: Optional[str], name: str = "", site: Optional[CallSite] = None):
+        """What calling ``qualname`` (at ``site``) does, when the project defines it (``project.Effects``)."""
         if not qualname or not (self._asks_project or "seed" in name.lower()):
             return None
         project = self._project()
-        return project.call_effects(qualname) if project is not None else None
+        if project is None:
+            return None
+        return project.call_effects(qualname, call_signature(site.node) if site is not None else None)
 
     def builds_seeding_trainer(self, site: CallSite) -> bool:
         """``Trainer(...)``/``SFTTrainer(...)`` or a class defined here deriving from one."""

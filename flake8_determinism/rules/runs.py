@@ -224,7 +224,7 @@ class Run:
             if not self._reached(site):
                 continue
             qualname = ctx.qualname(site)
-            effects = ctx.facts.project_effects(qualname, site.method_name)
+            effects = ctx.facts.project_effects(qualname, site.method_name, site)
             if effects is not None:
                 self._add_effects(site, effects)
             for arg in site.node.args:  # passed on: ``mp.spawn(worker)``, ``Process(target=train)``

@@ -308,27 +308,34 @@ class Project:
         return found
 
     # -- effects --------------------------------------------------------------------------
-    def call_effects(self, importer: Module, ref: str, passed: bool = False) -> Effects:
-        """What a call of ``ref`` from ``importer`` does to the global RNGs."""
+    def call_effects(self, importer: Module, ref: str, passed: bool = False, signature=None) -> Effects:
+        """What a call of ``ref`` from ``importer`` does to the global RNGs.  ``passed``: the
+        reference is passed on, not called here; ``signature``: (positional count, keywords)."""
         on_object = ref.startswith("?")
         target = None if on_object else self.resolve(importer, ref)
         if target is None:
             seeds = seeds_by_name(ref, self.settings, on_object)
             return Effects(seeds=seeds) if seeds else EMPTY
-        return self.target_effects(target, passed)
+        return self.target_effects(target, passed, signature)
 
-    def target_effects(self, target: Target, passed: bool = False) -> Effects:
+    def target_effects(self, target: Target, passed: bool = False, signature=None) -> Effects:
         if target.kind == "function":
-            return self.body_effects(target.module, target.key)
+            bound = "." in target.key and target.key.rsplit(".", 1)[0] in target.module.classes
+            return self.body_effects(target.module, target.key, arguments=_arguments(target, signature, bound))
         if target.kind == "class" and not passed:
-            return self._build_effects(target)
+            return self._build_effects(target, signature)
         if target.kind == "instance":
             call = self.method(target, "__call__") or self.method(target, "forward")
             return self.body_effects(call.module, call.key) if call is not None else EMPTY
         return EMPTY
 
-    def body_effects(self, module: Module, key: str, import_depth: int = 0) -> Effects:
-        memo = (module.path, key, import_depth if key == S.IMPORT_TIME else 0)
+    def body_effects(self, module: Module, key: str, import_depth: int = 0,
+                     arguments: Optional[FrozenSet[str]] = None) -> Effects:
+        """``arguments``: the parameters the call gives (None: unknown, as if all): a seeding
+        guarded by one it does not give (``if seed is not None:``) does not run."""
+        if arguments is not None and not module.summary.get("guards", {}).get(key):
+            arguments = None  # nothing in the body depends on them: one memo entry
+        memo = (module.path, key, import_depth if key == S.IMPORT_TIME else 0, arguments)
         found = self._effects.get(memo)
         if found is not None:
             return found
@@ -337,13 +344,14 @@ class Project:
         self._busy.add(memo)
         self._expansions += 1
         try:
-            effects = self._compose(module, module.bodies.get(key, ()), import_depth)
+            effects = self._compose(module, module.bodies.get(key, ()), import_depth, arguments)
         finally:
             self._busy.discard(memo)
         self._effects[memo] = effects
         return effects
 
-    def _compose(self, module: Module, events: Iterable[tuple], import_depth: int) -> Effects:
+    def _compose(self, module: Module, events: Iterable[tuple], import_depth: int,
+                 arguments: Optional[FrozenSet[str]] = None) -> Effects:
         seeds = set()
         unseeded, deferred = _Uses(), _Uses()
         trains = loads = evaluates = False
@@ -356,7 +364,8 @@ class Project:
             elif kind == S.EVAL:
                 evaluates = True
             elif kind == S.SEED:
-                seeds.update(event[3])
+                if arguments is None or len(event) < 5 or event[4] in arguments:
+                    seeds.update(event[3])
             elif kind == S.USE:
                 framework, use = event[3], Use(module.path, event[1], event[2], event[4])
                 if event[5]:
@@ -364,7 +373,7 @@ class Project:
                 elif not seeded(framework, seeds):
                     unseeded.add(framework, use)
             elif kind in (S.CALL, S.PASS):
-                called = self.call_effects(module, event[3], kind == S.PASS)
+                called = self.call_effects(module, event[3], kind == S.PASS, event[4:6] or None)
                 trains, loads = trains or called.trains, loads or called.loads
                 evaluates = evaluates or called.evaluates
                 _merge(called, seeds, unseeded, deferred)
@@ -376,11 +385,12 @@ class Project:
                     seeds.update(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1).seeds)
         return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates)
 
-    def _build_effects(self, klass: Target) -> Effects:
+    def _build_effects(self, klass: Target, signature=None) -> Effects:
         """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``
         (the methods a framework calls) draw, it draws later."""
         init = self.method(klass, "__init__")
-        built = self.body_effects(init.module, init.key) if init is not None else EMPTY
+        built = (self.body_effects(init.module, init.key, arguments=_arguments(init, signature, True))
+                 if init is not None else EMPTY)
         deferred = _Uses()
         for framework, uses in built.deferred:
             for use in uses:
@@ -412,6 +422,20 @@ class Project:
         except ValueError:
             return path
         return relative.replace(os.sep, "/")
+
+
+def _arguments(function: Target, signature, bound: bool) -> Optional[FrozenSet[str]]:
+    """The parameters of ``function`` a call with ``signature`` gives; None when unknown."""
+    if not signature:
+        return None
+    positional, keywords = signature
+    if positional < 0 or "**" in keywords:
+        return None
+    params = function.module.summary.get("params", {}).get(function.key)
+    if params is None:
+        return None
+    params = params[1:] if bound and params else params  # ``self``
+    return frozenset(params[:positional]) | frozenset(keywords)
 
 
 def _called(target: Target) -> Optional[Target]:
@@ -496,13 +520,14 @@ class FileView:
             self._targets[qualname] = self.project.resolve(self.module, qualname)
         return self._targets[qualname]
 
-    def call_effects(self, qualname: Optional[str]) -> Optional[Effects]:
-        """What calling ``qualname`` does, when it is the project's; None otherwise."""
+    def call_effects(self, qualname: Optional[str], signature=None) -> Optional[Effects]:
+        """What calling ``qualname`` does, when it is the project's; None otherwise.
+        ``signature``: (positional count, keywords) of the call, when known."""
         target = self.target(qualname)
         if target is None:
             return None
         self.project.begin_question()
-        return self.project.target_effects(target)
+        return self.project.target_effects(target, signature=signature)
 
     def import_seeds(self, dotted: str) -> FrozenSet[str]:
         self.project.begin_question()

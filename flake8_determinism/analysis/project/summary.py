@@ -32,7 +32,7 @@ from ...tables.run_uses import WEIGHT_LAYERS, loads_weights
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ..scopes import canonical
 
-VERSION = 5
+VERSION = 6
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL = "S", "U", "C", "P", "I", "T", "L", "E"
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
@@ -121,6 +121,9 @@ class _Summarizer:
         self.stars: List[str] = []
         self.has_main = False
         self.in_parameters: set = set()  # ids of the calls inside a ``Parameter(...)``: they initialize weights
+        self.params: Dict[str, tuple] = {}  # body key -> its parameters, in order
+        # id(call) -> the parameter whose value guards it: ``if seed is not None: np.random.seed(seed)``
+        self.guarded: Dict[int, str] = {}
 
     # -- pass 1: scopes, bindings, the calls of each body --------------------------------
     def collect(self) -> None:
@@ -151,6 +154,12 @@ class _Summarizer:
         if scope is self.module and body == IMPORT_TIME and _is_main_guard(node.test):
             self.has_main = True
             return [(s, scope, MAIN) for s in node.body] + [(s, scope, body) for s in node.orelse]
+        guard = _guarding_name(node.test)
+        if guard is not None and scope.kind == "function" and scope.names.get(guard, ("",))[0] == "param":
+            for statement in node.body:
+                for inner in ast.walk(statement):
+                    if type(inner) is ast.Call:
+                        self.guarded.setdefault(id(inner), guard)
         return [(child, scope, body) for child in _children(node)]
 
     def _import(self, node, scope: _Scope, body: str):
@@ -220,6 +229,7 @@ class _Summarizer:
         self.calls[key] = []
         for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
             inner.bind(arg.arg, ("param", arg.annotation))
+        self.params[key] = tuple(arg.arg for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
         for extra in (node.args.vararg, node.args.kwarg):
             if extra is not None:
                 inner.bind(extra.arg, ("param", None))
@@ -316,6 +326,10 @@ class _Summarizer:
                 for event in self._call_events(node, scope):
                     if event[0] == USE and id(node) in self.in_parameters and event[4].startswith("draws"):
                         event = event[:4] + (INITIALIZES + event[4][len("draws"):],) + event[5:]
+                    elif event[0] == SEED and id(node) in self.guarded:
+                        event = event + (self.guarded[id(node)],)  # seeds only when given that argument
+                    elif event[0] == CALL:
+                        event = event + signature(node)
                     events.append(((node.end_lineno, node.end_col_offset), event))
             events.sort(key=lambda pair: pair[0])
             bodies[key] = tuple(event for _, event in events)
@@ -442,6 +456,13 @@ class _Summarizer:
                     worst, phrase = max(worst, UNSEEN), phrase or "calls a transform handed in"
         return (worst, phrase, numpy)
 
+    def guard_bodies(self) -> Dict[str, bool]:
+        guarded = set(self.guarded)
+        return {
+            key: True for key, calls in self.calls.items()
+            if any(kind == CALL and id(node) in guarded for node, _, kind, _ in calls)
+        }
+
     def return_kinds(self) -> Dict[str, tuple]:
         """Bodies that return a set of strings or unknown elements: ``key -> ("set", line)``; its
         order is the caller's problem (DET207)."""
@@ -452,6 +473,25 @@ class _Summarizer:
                     kinds[key] = ("set", value.lineno)
                     break
         return kinds
+
+
+def signature(call: ast.Call) -> tuple:
+    """(how many positional arguments, which keywords) a call passes; ``-1``/``("**",)``: unknown."""
+    positional = -1 if any(isinstance(a, ast.Starred) for a in call.args) else len(call.args)
+    keywords = tuple("**" if k.arg is None else k.arg for k in call.keywords)
+    return positional, keywords
+
+
+def _guarding_name(test) -> Optional[str]:
+    """``if seed is not None:``, ``if seed:``, ``if seed != None:`` -> ``seed``."""
+    if isinstance(test, ast.Name):
+        return test.id
+    if (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
+        and isinstance(test.left, ast.Name) and _is_none(test.comparators[0])
+    ):
+        return test.left.id
+    return None
 
 
 def _called_name(call: ast.Call) -> str:
@@ -675,4 +715,7 @@ def summarize(tree: ast.Module) -> dict:
         "syspath": tuple(summarizer.syspath),
         "main": summarizer.has_main,
         "returns": summarizer.return_kinds(),
+        "params": summarizer.params,
+        # body key -> True when a seeding in it depends on an argument (``if seed is not None:``)
+        "guards": summarizer.guard_bodies(),
     }
