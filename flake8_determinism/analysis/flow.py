@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Optional, Set
 from .._lazy import cst
 from ..tables.data_order import (
     BUILD_PREFIXES, FILE_OPERATIONS, LOG_FUNCTIONS, LOG_METHODS, LOGGER_NAMES, ORDER_FREE, ORDER_PASSING,
-    SET_METHODS, SORTING_CONSUMERS,
+    CONTENT_WRITERS, PATH_BUILDERS, PER_ENTRY_WRITERS, SET_METHODS, SORTING_CONSUMERS,
 )
 from .args import literal
 from .nodes import code_children, dotted_name
@@ -360,6 +360,7 @@ class _LoopBody:
     def __init__(self, loop, targets: Set[str], site: CallSite, body: ScopeBody) -> None:
         self.loop, self.targets, self.site, self.body = loop, set(targets), site, body
         self.appended: Set[str] = set()  # lists filled in iteration order
+        self.handles: Set[str] = set()  # files opened at a path made from the entry
 
     def walk_sorted(self) -> bool:
         """``for top, dirs, files in os.walk(...)`` that sorts ``dirs`` and ``files``."""
@@ -385,6 +386,9 @@ class _LoopBody:
         if isinstance(stmt, cst.If):
             return self.order_free(stmt.body) and (stmt.orelse is None or self.else_branch(stmt.orelse))
         if isinstance(stmt, cst.With):
+            for item in stmt.items:  # ``with open(out / f"{name}.json", "w") as fh:`` -- a file per entry
+                if item.asname is not None and self._per_entry_path(item.item):
+                    self.handles |= _names_in(item.asname.name)
             return self.order_free(stmt.body)
         if isinstance(stmt, cst.Try):
             blocks = [stmt.body] + [h.body for h in stmt.handlers]
@@ -431,7 +435,25 @@ class _LoopBody:
         spelled = dotted_name(func)
         if spelled in FILE_OPERATIONS or (isinstance(func, cst.Attribute) and func.attr.value in FILE_OPERATIONS):
             return True  # each entry moved, copied, removed on its own
+        method = func.attr.value if isinstance(func, cst.Attribute) else spelled.rsplit(".", 1)[-1]
+        receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else ""
+        # One output per entry, named after it, whatever the order: ``fh.write(...)`` on a file
+        # opened at a path made from the entry, ``json.dump(x, fh)`` into one, ``np.save(path, x)``.
+        if method in CONTENT_WRITERS:
+            return receiver in self.handles or any(dotted_name(a.value) in self.handles for a in call.args[1:2])
+        if method in PER_ENTRY_WRITERS:
+            return any(self._per_entry_path(arg.value) for arg in call.args[:2])
         return False
+
+    def _per_entry_path(self, expr) -> bool:
+        """A path built from the entry (``os.path.join(out, name)``, ``f"{out}/{name}.npy"``,
+        ``out / name``), or an ``open`` of one: it names one output per entry."""
+        if isinstance(expr, cst.Call) and dotted_name(expr.func) == "open" and expr.args:
+            expr = expr.args[0].value
+        path_like = isinstance(expr, (cst.FormattedString, cst.BinaryOperation)) or (
+            isinstance(expr, cst.Call) and dotted_name(expr.func).rsplit(".", 1)[-1] in PATH_BUILDERS
+        )
+        return path_like and bool(self.targets & _names_in(expr))
 
     def assignment(self, target, value) -> bool:
         if isinstance(target, (cst.Tuple, cst.List)):

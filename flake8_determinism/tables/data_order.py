@@ -87,6 +87,15 @@ FILE_OPERATIONS = frozenset({"importlib.import_module", "import_module", "__impo
 # (mindspore/dataset/engine/datasets_standard_format.py, datasets_text.py).
 SORTING_CONSUMERS = frozenset({"mindspore.dataset.TFRecordDataset", "mindspore.dataset.CSVDataset"})
 
+# Writers that, given a path made from the entry (or called on a file opened at one), write one
+# output per entry: a loop doing only that is order-free (DET206/207).
+PER_ENTRY_WRITERS = frozenset({
+    "save", "savez", "savez_compressed", "savetxt", "save_image", "imwrite", "imsave", "to_csv", "to_json",
+    "to_parquet", "savefig", "tofile", "copyfile", "write_text", "write_bytes",
+})
+CONTENT_WRITERS = frozenset({"write", "writelines", "dump"})  # their path is the file they write to
+PATH_BUILDERS = frozenset({"join", "Path", "with_suffix", "with_name", "format", "replace"})
+
 # Builtins whose result does not depend on the order of their argument.
 ORDER_FREE = frozenset({"sorted", "len", "set", "frozenset", "sum", "min", "max", "any", "all", "bool", "dict"})
 # Builtins that pass their argument's order through.
