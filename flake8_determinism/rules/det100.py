@@ -97,7 +97,8 @@ class UnseededTrainingScript(Rule):
                 "%s seeds no RNG: %s — seed random, NumPy and your framework at start-up"
                 " (e.g. seed_everything(SEED))" % (
                     "training run" if run.trains else "this run",
-                    used if used else "weight init, dropout and data order differ every run",
+                    used if used else "whatever it draws (weights, dropout, data order, a library's sampling) differs"
+                    " every run",
                 ),
                 seeding_fix(ctx),
             )
