@@ -102,7 +102,7 @@ def test_sarif_document(project):
     det101 = rule_of(run, run["results"][1])
     doc = next(rule for rule in ALL_RULES if rule.code == "DET101").describe()
     assert det101["shortDescription"]["text"] == doc.summary  # as the rule page and the README table say it
-    assert det101["shortDescription"]["text"].startswith("a `random` module function draws")
+    assert det101["shortDescription"]["text"].startswith("a run uses Python's `random`")
     assert det101["fullDescription"]["text"] == doc.why and "Why it matters: " + doc.why in det101["help"]["text"]
     assert det101["helpUri"] == RULE_DOCS_URL.format(code="DET101")
     assert det101["properties"]["determinism-fix"] == "safe"

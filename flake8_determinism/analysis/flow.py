@@ -66,7 +66,7 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
         if isinstance(parent, cst.Call):
             if parent.func is current:
                 return True
-            if _order_free_call(ctx, parent, site):
+            if _order_free_call(ctx, parent, site) or _counted(ctx, parent, site, parents):
                 return False
             if builtin_name(parent, site) in ORDER_PASSING or _joins(parent):
                 current = parent
@@ -103,6 +103,8 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
             return False  # computed and thrown away
         if isinstance(parent, cst.Assign):
             targets = [t.target for t in parent.targets]
+            if len(targets) == 1 and isinstance(targets[0], cst.Name) and targets[0].value == "__all__":
+                return False  # the export list: its order changes no result
             if len(targets) == 1 and isinstance(targets[0], cst.Name):
                 return _variable_order_used(ctx, targets[0].value, parent, site, body)
             if len(targets) == 1 and _self_attribute(targets[0]) and depth < _RETURN_DEPTH:
@@ -141,6 +143,22 @@ def _returned_order_used(ctx, site: CallSite, depth: int) -> bool:
     if not callers:
         return True
     return any(order_used(ctx, caller.node, caller, None, depth + 1) for caller in callers)
+
+
+def _counted(ctx, call: cst.Call, site: CallSite, parents) -> bool:
+    """``for k, _ in enumerate(listing):``: only the count is used, the entries are dropped."""
+    if builtin_name(call, site) != "enumerate":
+        return False
+    loop = parents.get(id(call))
+    if loop is None:
+        loop = scope_body(ctx, site).parents.get(id(call))
+    if not isinstance(loop, (cst.For, cst.CompFor)) or loop.iter is not call:
+        return False
+    target = loop.target
+    return (
+        isinstance(target, cst.Tuple) and len(target.elements) == 2
+        and isinstance(target.elements[1].value, cst.Name) and target.elements[1].value.value == "_"
+    )
 
 
 def _self_attribute(node) -> bool:

@@ -27,7 +27,7 @@ from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 from ..tables.run_uses import (
     LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS,
 )
-from ..tables.run_uses import EVAL_METHODS, INITIALIZES, PARAMETER_CLASSES, TRAIN_MODE_METHODS, MASKS_DROPOUT, MS_INIT, SEEDED_BY, loads_weights
+from ..tables.run_uses import EVAL_METHODS, INITIALIZES, MODEL_METHODS, PARAMETER_CLASSES, TRAIN_MODE_METHODS, MASKS_DROPOUT, MS_INIT, SEEDED_BY, loads_weights
 from ..tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
 from .._lazy import cst
 
@@ -45,6 +45,8 @@ FRAMEWORKS_OF = {
     "DET106": (T.TF, KERAS),
     "DET107": (T.MS, MS_INIT, T.MS_DATASET),
 }
+# The RNGs of a rule that reports several, named together.
+GROUP_NAMES = {"DET106": "TensorFlow's and Keras's global seeds", "DET107": "MindSpore's seeds"}
 SEED_CALLS = {
     T.RANDOM: "random.seed(SEED)",
     T.NUMPY: "np.random.seed(SEED)",
@@ -103,6 +105,7 @@ class RunUse(NamedTuple):
     # ``generator=``): named in the cause's report, never its only reason.
     covered: bool = False
     spawned: Optional[str] = None  # the function whose new process runs it (``mp.spawn(worker)``)
+    forward: bool = False  # made in a model's forward pass
 
 
 class Run:
@@ -114,6 +117,7 @@ class Run:
         self.trains = ctx.facts.is_training_entry
         self.loads_weights = False  # it loads a checkpoint: the weights it initializes are overwritten
         self.evaluates = False  # it puts a model in evaluation mode: no dropout when it does not train
+        self.gpu = False  # it can use CUDA (DET303): its code or a project module it calls says so
         self._first_reached = _first_reached(ctx)
         self._lines: Dict[int, int] = {}  # id(node) -> line, for the uses messages name
         self._local_uses()
@@ -123,26 +127,31 @@ class Run:
                 # ``model.load_state_dict(...)``, ``load_param_into_net(net, params)``
                 self.loads_weights = self.loads_weights or loads_weights(site.method_name)
                 self.evaluates = self.evaluates or _to_evaluation_mode(site)
+                self.gpu = self.gpu or _mentions_gpu(ctx, site)
         for framework, uses in self.uses.items():
             uses[:] = [use for use in uses if not self._overwritten(use)]
             uses.sort(key=lambda use: use.order)
 
     def _overwritten(self, use: RunUse) -> bool:
-        """Weights a loaded checkpoint replaces; dropout in a run that does not train and
-        evaluates, or runs a loaded model (an evaluation, an export, a conversion)."""
+        """Weights a loaded checkpoint replaces; dropout, and the draws a model's forward pass
+        makes, in a run that does not train and evaluates or loads a model (an evaluation, an
+        export, a conversion: forward-time randomness there is training-only, like LayerDrop,
+        or never runs)."""
         if self.loads_weights and use.what.startswith(INITIALIZES):
             return True
         off = not self.trains and (self.evaluates or self.loads_weights)
-        return off and use.what.startswith(MASKS_DROPOUT)
+        return off and (use.what.startswith(MASKS_DROPOUT) or use.forward)
 
     # -- collecting ------------------------------------------------------------------------
     def _add(self, framework: str, site: CallSite, what: str, deferred: bool = False, where: str = "",
-             local: bool = True, covered: bool = False) -> None:
+             local: bool = True, covered: bool = False, forward: Optional[bool] = None) -> None:
         seeded = self.seeded_in_run(framework) if deferred else self.seeded_at(framework, site)
         start = site.order if site.fn is None else self._first_reached.get(id(site.fn.node), _LATE)
         root = self.ctx.facts.spawned_root(site.fn)
+        if forward is None:  # a use in this module: in a model's forward when that is its method
+            forward = site.fn is not None and site.fn.is_method and site.fn.name in MODEL_METHODS
         use = RunUse(framework, site.node, (start, site.order), where, what, seeded, deferred, local, covered,
-                     root.name if root is not None else None)
+                     root.name if root is not None else None, forward)
         self.uses.setdefault(framework, []).append(use)
 
     def _reached(self, site: CallSite) -> bool:
@@ -238,10 +247,12 @@ class Run:
         self.trains = self.trains or effects.trains
         self.loads_weights = self.loads_weights or effects.loads
         self.evaluates = self.evaluates or effects.evaluates
+        self.gpu = self.gpu or effects.gpu
         for deferred, part in ((False, effects.unseeded), (True, effects.deferred)):
             for framework, uses in part:
                 for use in uses:
-                    self._add(framework, site, use.what, deferred, where=view.where(use), local=False)
+                    self._add(framework, site, use.what, deferred, where=view.where(use), local=False,
+                              forward=use.forward)
 
     # -- seeding ---------------------------------------------------------------------------
     def seeded_at(self, framework: str, site: CallSite) -> bool:
@@ -397,9 +408,9 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str]]:
             return
     if not any(run.seeded_in_run(fw) for fw in frameworks):
         first = unseeded[0]
-        rng = RNG_NAMES.get(first.framework, first.framework)
-        yield first.node, "%s is never seeded in this run; it %s — seed it at start-up: %s" % (
-            rng, run.named(unseeded), SEED_CALLS[first.framework],
+        yield first.node, "%s never seeded in this run; %s %s — seed %s at start-up: %s" % (
+            _rng_names(code, unseeded), "they" if _several(unseeded) else "it", run.named(unseeded),
+            "them" if _several(unseeded) else "it", SEED_CALLS[first.framework],
         )
         return
     reported = set()
@@ -413,6 +424,17 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str]]:
             "%s %s%s with %s before the run seeds it: the values change every run — seed first, or move this"
             " after the seeding" % (_spelled_call(use.node), verb, detail, RNG_NAMES.get(use.framework, use.framework))
         )
+
+
+def _several(uses) -> bool:
+    return len({use.framework for use in uses}) > 1
+
+
+def _rng_names(code: str, uses) -> str:
+    """``torch's RNG is``, ``MindSpore's seeds are``."""
+    if _several(uses):
+        return GROUP_NAMES[code] + " are"
+    return RNG_NAMES.get(uses[0].framework, uses[0].framework) + " is"
 
 
 def _spelled_call(node) -> str:
@@ -440,8 +462,24 @@ def unseeded_summary(run: Run) -> str:
     for code, frameworks in FRAMEWORKS_OF.items():
         uses = run.unseeded(frameworks)
         if uses:
-            parts.append("%s %s" % (RNG_NAMES.get(uses[0].framework, uses[0].framework), run.named(uses)))
+            names = GROUP_NAMES[code] if _several(uses) else RNG_NAMES.get(uses[0].framework, uses[0].framework)
+            parts.append("%s %s" % (names, run.named(uses)))
     return "; ".join(parts)
+
+
+def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:
+    """``x.cuda()``, ``torch.cuda.*``, a ``"cuda"``/``"gpu"`` argument, or a trainer that picks
+    the GPU when there is one (Lightning's and Hugging Face's ``Trainer``)."""
+    name = ctx.qualname(site) or ""
+    if site.method_name == "cuda" or name.startswith("torch.cuda."):
+        return True
+    if name.endswith("Trainer") and name.split(".", 1)[0] in ("lightning", "transformers", "trl"):
+        return True
+    for arg in site.node.args:
+        value = arg.value
+        if isinstance(value, cst.SimpleString) and any(word in value.value for word in ("cuda", "gpu")):
+            return True
+    return False
 
 
 def _builds_a_parameter(ctx: FileContext, site: CallSite) -> bool:

@@ -79,10 +79,9 @@ RNG_NAMES = {
 
 # Methods a framework calls on the objects a run builds (a model's ``forward``, a dataset's
 # ``__getitem__``): what they draw, they draw later, while the run trains.
-DEFERRED_METHODS = frozenset({
-    "forward", "__call__", "__getitem__", "__getitems__", "__iter__", "__next__", "call",
-    "construct",  # MindSpore's forward
-})
+MODEL_METHODS = frozenset({"forward", "__call__", "call", "construct"})  # construct: MindSpore's forward
+DATA_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
+DEFERRED_METHODS = MODEL_METHODS | DATA_METHODS
 
 # Calls that load a model's weights from a checkpoint: a run that makes one overwrites the
 # weights it initialized (an evaluation, export or resumed run), so their initialization is

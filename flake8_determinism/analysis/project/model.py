@@ -17,7 +17,7 @@ import tokenize
 from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
 from ...tables import seeding as T
-from ...tables.run_uses import DEFERRED_METHODS, SEEDED_BY
+from ...tables.run_uses import DEFERRED_METHODS, MODEL_METHODS, SEEDED_BY
 from . import summary as S
 from .layout import NO_PROJECT, Finder, find_root, forget_files
 from .store import Store, stamp
@@ -33,6 +33,7 @@ class Use(NamedTuple):
     line: int
     column: int
     what: str  # "initializes weights (nn.Linear)"
+    forward: bool = False  # made in a model's forward pass (a run that never calls the model makes none)
 
 
 class Effects(NamedTuple):
@@ -44,6 +45,7 @@ class Effects(NamedTuple):
     trains: bool = False  # it trains: ``.backward()``, an optimizer step, a Trainer
     loads: bool = False  # it loads weights from a checkpoint (``load_state_dict``)
     evaluates: bool = False  # it puts a model in evaluation mode (``model.eval()``)
+    gpu: bool = False  # it can use CUDA (``.cuda()``, ``torch.device("cuda")``)
 
     def uses(self, deferred: bool = False) -> Dict[str, Tuple[Use, ...]]:
         return dict(self.deferred if deferred else self.unseeded)
@@ -354,11 +356,13 @@ class Project:
                  arguments: Optional[FrozenSet[str]] = None) -> Effects:
         seeds = set()
         unseeded, deferred = _Uses(), _Uses()
-        trains = loads = evaluates = False
+        trains = loads = evaluates = gpu = False
         for event in events:
             kind = event[0]
             if kind == S.TRAIN:
                 trains = True
+            elif kind == S.GPU:
+                gpu = True
             elif kind == S.LOAD:
                 loads = True
             elif kind == S.EVAL:
@@ -375,7 +379,7 @@ class Project:
             elif kind in (S.CALL, S.PASS):
                 called = self.call_effects(module, event[3], kind == S.PASS, event[4:6] or None)
                 trains, loads = trains or called.trains, loads or called.loads
-                evaluates = evaluates or called.evaluates
+                evaluates, gpu = evaluates or called.evaluates, gpu or called.gpu
                 _merge(called, seeds, unseeded, deferred)
             elif kind == S.IMPORT and import_depth < IMPORT_DEPTH:
                 # What a module seeds when it is imported counts; what it draws then is
@@ -383,7 +387,7 @@ class Project:
                 imported = self.find(module, event[3])
                 if imported is not None and imported is not module:
                     seeds.update(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1).seeds)
-        return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates)
+        return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates, gpu)
 
     def _build_effects(self, klass: Target, signature=None) -> Effects:
         """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``
@@ -403,8 +407,8 @@ class Project:
             for part in (later.unseeded, later.deferred):
                 for framework, uses in part:
                     for use in uses:
-                        deferred.add(framework, use)
-        return Effects(built.seeds, built.unseeded, deferred.frozen(), built.trains, built.loads, built.evaluates)
+                        deferred.add(framework, use._replace(forward=True) if name in MODEL_METHODS else use)
+        return built._replace(deferred=deferred.frozen())
 
     def import_seeds(self, importer: Module, dotted: str) -> FrozenSet[str]:
         """What importing module ``dotted`` seeds (its import-time code)."""

@@ -32,9 +32,9 @@ from ...tables.run_uses import WEIGHT_LAYERS, loads_weights
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ..scopes import canonical
 
-VERSION = 6
+VERSION = 7
 IMPORT_TIME, MAIN = "<module>", "<main>"
-SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL = "S", "U", "C", "P", "I", "T", "L", "E"
+SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
 _RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"})
 
@@ -346,6 +346,8 @@ class _Summarizer:
             yield (LOAD, line, col)
         elif _to_evaluation_mode(call, method):
             yield (EVAL, line, col)
+        if _mentions_gpu(call, method, name):
+            yield (GPU, line, col)
         if name is None:
             if isinstance(func, ast.Attribute) and method in T.SEEDING_METHODS:
                 yield (SEED, line, col, tuple(sorted(T.SEEDING_METHODS[method])))
@@ -492,6 +494,18 @@ def _guarding_name(test) -> Optional[str]:
     ):
         return test.left.id
     return None
+
+
+def _mentions_gpu(call: ast.Call, method: str, name: Optional[str]) -> bool:
+    """``x.cuda()``, ``torch.cuda.is_available()``, ``torch.device("cuda")``, ``Trainer(accelerator="gpu")``:
+    the run can use CUDA (DET303)."""
+    if method == "cuda" or (name or "").startswith("torch.cuda."):
+        return True
+    values = list(call.args) + [k.value for k in call.keywords]
+    return any(
+        isinstance(v, ast.Constant) and isinstance(v.value, str) and ("cuda" in v.value or "gpu" in v.value)
+        for v in values
+    )
 
 
 def _called_name(call: ast.Call) -> str:
