@@ -201,7 +201,8 @@ def test_a_module_that_changes_while_it_is_summarized_is_not_stored(tmp_path, mo
 
 
 def test_flake8_with_two_jobs_shares_the_cache(tmp_path):
-    write(tmp_path, {"setup.cfg": "", "helpers.py": "import numpy as np\n\n\ndef noise():\n    return np.random.rand()\n"})
+    helper = "import numpy as np\n\n\ndef noise():\n    return np.random.rand()\n"
+    write(tmp_path, {"setup.cfg": "", "helpers.py": helper})
     for n in range(6):
         write(tmp_path, {"train%d.py" % n: "from helpers import noise\n\nprint(noise())\n"})
     runs = [
@@ -267,5 +268,6 @@ def test_a_project_of_many_files_is_never_listed(tmp_path):
     found = codes(tmp_path, "train.py")
     assert time.perf_counter() - start < 2.0
     assert not [c for _, c in found if c == "DET100"]
-    project = model.project_for(str(tmp_path / "train.py"), Settings.from_values(project_root=str(tmp_path), cache=False))
+    settings = Settings.from_values(project_root=str(tmp_path), cache=False)
+    project = model.project_for(str(tmp_path / "train.py"), settings)
     assert len(project._modules) <= 2

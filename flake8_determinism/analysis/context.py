@@ -14,7 +14,9 @@ from .scopes import Resolver, lookup
 
 
 class FileContext:
-    def __init__(self, module: cst.Module, settings, known_names, filename: str = "", path: Optional[str] = None) -> None:
+    def __init__(
+        self, module: cst.Module, settings, known_names, filename: str = "", path: Optional[str] = None
+    ) -> None:
         self.module = module
         self.settings = settings
         self.filename = filename  # as flake8 names it ("" when unknown)

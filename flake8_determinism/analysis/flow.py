@@ -195,7 +195,8 @@ def _attribute_order_used(ctx, attribute: str, assign, site: CallSite, body, dep
             if not (_self_attribute(node) and node.attr.value == attribute):
                 continue
             parent = method_body.parents.get(id(node))
-            if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.Attribute) and parent.attr.value == "sort"):
+            sorts = isinstance(parent, cst.Attribute) and parent.attr.value == "sort"
+            if isinstance(parent, cst.AssignTarget) or sorts:
                 continue
             read = True
             if order_used(ctx, node, method, method_body, depth + 1):

@@ -60,7 +60,8 @@ def _is_dataloader(ctx: FileContext, func, site: CallSite, subclasses, depth: in
             return id(binding.node) in subclasses
         if binding is not None and binding.kind == "assign" and isinstance(binding.value, cst.IfExp) and depth < 2:
             choice = binding.value
-            return any(_is_dataloader(ctx, branch, site, subclasses, depth + 1) for branch in (choice.body, choice.orelse))
+            branches = (choice.body, choice.orelse)
+            return any(_is_dataloader(ctx, branch, site, subclasses, depth + 1) for branch in branches)
     project = ctx.project if qualname and not qualname.startswith(D.TORCH_ROOT) else None
     if project is not None:
         klass = project.class_target(qualname)

@@ -27,7 +27,10 @@ from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 from ..tables.run_uses import (
     LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS,
 )
-from ..tables.run_uses import EVAL_METHODS, INITIALIZES, MODEL_METHODS, PARAMETER_CLASSES, TRAIN_MODE_METHODS, MASKS_DROPOUT, MS_INIT, SEEDED_BY, loads_weights
+from ..tables.run_uses import (
+    EVAL_METHODS, INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY, TRAIN_MODE_METHODS,
+    loads_weights,
+)
 from ..tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
 from .._lazy import cst
 
@@ -80,7 +83,8 @@ def _use_words() -> Dict[str, frozenset]:
     # Shuffles outside torch (DET203's): tf.data, Hugging Face datasets, MindSpore datasets.
     words.setdefault(T.TF, set()).update({"shuffle", "list_files"})
     words.setdefault(T.NUMPY, set()).add("shuffle")
-    words.setdefault(T.MS_DATASET, set()).update({"shuffle"} | {n.rsplit(".", 1)[-1] for n in D.MINDSPORE_SHUFFLING_DATASETS})
+    datasets = {n.rsplit(".", 1)[-1] for n in D.MINDSPORE_SHUFFLING_DATASETS}
+    words.setdefault(T.MS_DATASET, set()).update({"shuffle"} | datasets)
     return {framework: frozenset(found) for framework, found in words.items()}
 
 

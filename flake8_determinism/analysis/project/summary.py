@@ -26,7 +26,8 @@ from ...tables import seeding as T
 from ...tables.aliases import KNOWN_ROOTS
 from ...tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
 from ...tables.rng_draws import TORCH_IGNORES_GENERATOR
-from ...tables.run_uses import INITIALIZES, LIBRARY_DRAWS, MASKS_DROPOUT, PRETRAINED_KEYWORDS, TORCH_MODEL_BUILDER_PREFIXES
+from ...tables.run_uses import INITIALIZES, LIBRARY_DRAWS, MASKS_DROPOUT, PRETRAINED_KEYWORDS
+from ...tables.run_uses import TORCH_MODEL_BUILDER_PREFIXES
 from ...tables.run_uses import EVAL_METHODS, PARAMETER_CLASSES, TORCH_MODEL_BUILDERS, TRAIN_MODE_METHODS
 from ...tables.run_uses import WEIGHT_LAYERS, loads_weights
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
@@ -382,7 +383,8 @@ class _Summarizer:
         if name in WEIGHT_LAYERS:
             return (USE, line, col, WEIGHT_LAYERS[name], "%s (%s)" % (INITIALIZES, spelled), False)
         builder = name.startswith(TORCH_MODEL_BUILDER_PREFIXES) and bare.rsplit(".", 1)[-1][:1].islower()
-        if (builder or name in TORCH_MODEL_BUILDERS) and not any(_truthy(_keyword(call, k)) for k in PRETRAINED_KEYWORDS):
+        pretrained = any(_truthy(_keyword(call, k)) for k in PRETRAINED_KEYWORDS)
+        if (builder or name in TORCH_MODEL_BUILDERS) and not pretrained:
             return (USE, line, col, T.TORCH, "%s (%s())" % (INITIALIZES, spelled), False)
         for table, what in ((DROPOUT, MASKS_DROPOUT), (RANDOM_TRANSFORMS, "augments data")):
             op = table.get(name)
