@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Optional, Set
 from .._lazy import cst
 from ..tables.data_order import (
     BUILD_PREFIXES, FILE_OPERATIONS, LOG_FUNCTIONS, LOG_METHODS, LOGGER_NAMES, ORDER_FREE, ORDER_PASSING,
-    CONTENT_WRITERS, PATH_BUILDERS, PER_ENTRY_WRITERS, SET_METHODS, SORTING_CONSUMERS,
+    CONTENT_WRITERS, ORDER_KEEPING_METHODS, ORDER_KEEPING_PREFIXES, PATH_BUILDERS, PER_ENTRY_WRITERS, SET_METHODS,
+    SORTING_CONSUMERS,
 )
 from .args import literal
 from .nodes import code_children, dotted_name
@@ -365,7 +366,7 @@ def _loop_order_free(ctx, loop: cst.For, site: CallSite, body: ScopeBody) -> boo
     """Does every iteration do work whose result does not depend on the order of the others?
     Lists it fills in iteration order must not be used in that order afterwards (sorted,
     fed to a set, counted...)."""
-    checker = _LoopBody(loop, _names_in(loop.target), site, body)
+    checker = _LoopBody(loop, _names_in(loop.target), site, body, per_entry=not ctx.settings.strict)
     if checker.walk_sorted():
         return True  # os.walk with ``dirs.sort()`` and the files sorted: a fixed traversal
     if not checker.order_free(loop.body):
@@ -376,8 +377,9 @@ def _loop_order_free(ctx, loop: cst.For, site: CallSite, body: ScopeBody) -> boo
 class _LoopBody:
     """Classifies the statements of a loop over an unordered collection."""
 
-    def __init__(self, loop, targets: Set[str], site: CallSite, body: ScopeBody) -> None:
+    def __init__(self, loop, targets: Set[str], site: CallSite, body: ScopeBody, per_entry: bool = True) -> None:
         self.loop, self.targets, self.site, self.body = loop, set(targets), site, body
+        self.per_entry = per_entry  # a dropped call on the entry is work on that entry alone
         self.appended: Set[str] = set()  # lists filled in iteration order
         self.handles: Set[str] = set()  # files opened at a path made from the entry
 
@@ -462,7 +464,15 @@ class _LoopBody:
             return receiver in self.handles or any(dotted_name(a.value) in self.handles for a in call.args[1:2])
         if method in PER_ENTRY_WRITERS:
             return any(self._per_entry_path(arg.value) for arg in call.args[:2])
-        return False
+        return self.per_entry and self._processes_the_entry(call, method)
+
+    def _processes_the_entry(self, call: cst.Call, method: str) -> bool:
+        """``process(path)``, ``convert(name, out_dir)`` with the result dropped: work on this
+        entry alone (default mode; strict mode assumes any call may keep an order).  Not a call
+        that feeds state kept across entries in order: training, updating, writing, loading."""
+        if method in ORDER_KEEPING_METHODS or method.startswith(ORDER_KEEPING_PREFIXES):
+            return False
+        return any(self.targets & _names_in(arg.value) for arg in call.args)
 
     def _per_entry_path(self, expr) -> bool:
         """A path built from the entry (``os.path.join(out, name)``, ``f"{out}/{name}.npy"``,

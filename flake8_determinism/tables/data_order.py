@@ -96,6 +96,15 @@ PER_ENTRY_WRITERS = frozenset({
 CONTENT_WRITERS = frozenset({"write", "writelines", "dump"})  # their path is the file they write to
 PATH_BUILDERS = frozenset({"join", "Path", "with_suffix", "with_name", "format", "replace"})
 
+# Methods that carry state from one entry to the next in order (a loop calling one on each
+# entry is not per-entry work): training on it, updating an accumulator or a hash, writing
+# into a shared stream, loading into one object (the last one wins).
+ORDER_KEEPING_METHODS = frozenset({
+    "update", "write", "writelines", "fit", "partial_fit", "train", "step", "backward", "send", "put",
+    "put_nowait", "push", "feed", "add_item", "add_batch", "run", "observe",
+})
+ORDER_KEEPING_PREFIXES = ("train", "load", "fit", "update", "add_")
+
 # Builtins whose result does not depend on the order of their argument.
 ORDER_FREE = frozenset({"sorted", "len", "set", "frozenset", "sum", "min", "max", "any", "all", "bool", "dict"})
 # Builtins that pass their argument's order through.
