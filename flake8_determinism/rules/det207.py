@@ -4,6 +4,7 @@ import re
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from .._lazy import cst
+from ..analysis.nodes import dotted_name
 from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, order_used, set_held_by
 from ..tables.data_order import ORDER_TAKING
 from ..fix import edits
@@ -214,6 +215,8 @@ def hash_stable(node, site: CallSite) -> bool:
             name = builtin_name(source, site)
             if name == "range":
                 return True
+            if dotted_name(source.func).rsplit(".", 1)[-1] == "unique" and dotted_name(source.func) != "unique":
+                return True  # ``set(np.unique(labels))``: the values of a numeric array
             if name == "map" and source.args and isinstance(source.args[0].value, cst.Name):
                 return source.args[0].value.value in _NUMERIC_CALLS
         if isinstance(source, (cst.List, cst.Tuple, cst.Set)):
