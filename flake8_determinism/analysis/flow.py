@@ -72,6 +72,10 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
             if builtin_name(parent, site) in ORDER_PASSING or _joins(parent):
                 current = parent
                 continue
+            if depth < _RETURN_DEPTH:
+                passed = _passed_to_local_function(ctx, parent, current, depth)
+                if passed is not None:
+                    return passed
             return True
         if isinstance(parent, cst.CompFor) and parent.iter is current:
             comprehension = comprehension_of(parent, parents)
@@ -144,6 +148,40 @@ def _returned_order_used(ctx, site: CallSite, depth: int) -> bool:
     if not callers:
         return True
     return any(order_used(ctx, caller.node, caller, None, depth + 1) for caller in callers)
+
+
+def _passed_to_local_function(ctx, call: cst.Call, argument, depth: int) -> Optional[bool]:
+    """``count(os.listdir(d))`` where ``count`` is defined here: is the order used where the
+    function reads that parameter?  None when the call or the parameter cannot be placed."""
+    callee = ctx.facts.local_callee.get(id(call))
+    if callee is None or not isinstance(callee.node, cst.FunctionDef):
+        return None
+    params = callee.node.params
+    positional = list(params.posonly_params) + list(params.params)
+    name = None
+    for index, arg in enumerate(call.args):
+        if arg.value is argument:
+            if arg.star:
+                return None
+            if arg.keyword is not None:
+                name = arg.keyword.value
+            else:
+                offset = 1 if callee.is_method and positional and positional[0].name.value in ("self", "cls") else 0
+                if index + offset >= len(positional):
+                    return None
+                name = positional[index + offset].name.value
+    if name is None:
+        return None
+    method = _MethodSite(callee)
+    body = scope_body(ctx, method)
+    for node in body.nodes:
+        if isinstance(node, cst.Name) and node.value == name:
+            parent = body.parents.get(id(node))
+            if isinstance(parent, (cst.Param, cst.AssignTarget)) or parent is None:
+                continue
+            if order_used(ctx, node, method, body, depth + 1):
+                return True
+    return False
 
 
 def _counted(ctx, call: cst.Call, site: CallSite, parents) -> bool:
