@@ -21,7 +21,7 @@ from ..tables import determinism as D
 from ..tables import seeding as T
 from ..tables.aliases import KNOWN_ROOTS
 from ..tables.sklearn import SKLEARN_RANDOM_STATE
-from .args import is_none
+from .args import is_none, literal
 from .demos import is_self_test, main_block_calls
 from .index import Assignment, CallSite, ModuleIndex
 from .reach import reachable_functions
@@ -37,20 +37,25 @@ _SWITCH_ATTRIBUTES = frozenset({"deterministic"})  # attribute assignments that 
 
 
 def call_signature(call) -> tuple:
-    """(how many positional arguments, which keywords) a libcst call passes; -1/"**": unknown
-    (``summary.signature`` for ``ast``)."""
+    """(how many positional arguments, which keywords, which are a literal false) a libcst call
+    passes; -1/"**": unknown (``summary.signature`` for ``ast``)."""
     positional = 0
-    keywords = []
-    for arg in call.args:
+    keywords, off = [], []
+    for index, arg in enumerate(call.args):
+        falsy = literal(arg.value) in ((True, False), (True, None), (True, 0))
         if arg.star == "*":
             positional = -1
         elif arg.star == "**":
             keywords.append("**")
         elif arg.keyword is not None:
             keywords.append(arg.keyword.value)
+            if falsy:
+                off.append(arg.keyword.value)
         elif positional >= 0:
+            if falsy:
+                off.append("#%d" % positional)
             positional += 1
-    return positional, tuple(keywords)
+    return positional, tuple(keywords), tuple(off)
 
 
 class _ImportSite:

@@ -104,3 +104,11 @@ PARAMETER_CLASSES = frozenset({"Parameter"})
 
 def loads_weights(method: str) -> bool:
     return method in WEIGHT_LOADING_METHODS or bool(WEIGHT_LOADING_NAME.match(method))
+
+# Parameters that switch a function's training behaviour: called with a literal ``False`` (or
+# ``None``/0) for one, the function draws nothing for training -- no augmentation, no
+# shuffling (``create_dataset(path, train_mode=False)`` in an evaluation script).
+TRAINING_SWITCHES = frozenset({
+    "train", "training", "is_train", "is_training", "train_mode", "training_mode", "do_train", "for_training",
+    "augment", "augmentation", "do_augment", "shuffle", "random", "randomize", "random_sample",
+})

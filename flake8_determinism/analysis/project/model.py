@@ -17,7 +17,7 @@ import tokenize
 from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
 from ...tables import seeding as T
-from ...tables.run_uses import DEFERRED_METHODS, MODEL_METHODS, SEEDED_BY
+from ...tables.run_uses import DEFERRED_METHODS, MODEL_METHODS, SEEDED_BY, TRAINING_SWITCHES
 from . import summary as S
 from .layout import NO_PROJECT, Finder, find_root, forget_files
 from .store import Store, stamp
@@ -323,9 +323,12 @@ class Project:
     def target_effects(self, target: Target, passed: bool = False, signature=None) -> Effects:
         if target.kind == "function":
             bound = "." in target.key and target.key.rsplit(".", 1)[0] in target.module.classes
-            return self.body_effects(target.module, target.key, arguments=_arguments(target, signature, bound))
+            effects = self.body_effects(target.module, target.key, arguments=_arguments(target, signature, bound))
+            return _switched_off(effects) if _training_off(target, signature, bound) else effects
         if target.kind == "class" and not passed:
-            return self._build_effects(target, signature)
+            init = self.method(target, "__init__")
+            effects = self._build_effects(target, signature)
+            return _switched_off(effects) if init is not None and _training_off(init, signature, True) else effects
         if target.kind == "instance":
             call = self.method(target, "__call__") or self.method(target, "forward")
             return self.body_effects(call.module, call.key) if call is not None else EMPTY
@@ -377,7 +380,7 @@ class Project:
                 elif not seeded(framework, seeds):
                     unseeded.add(framework, use)
             elif kind in (S.CALL, S.PASS):
-                called = self.call_effects(module, event[3], kind == S.PASS, event[4:6] or None)
+                called = self.call_effects(module, event[3], kind == S.PASS, event[4:7] or None)
                 trains, loads = trains or called.trains, loads or called.loads
                 evaluates, gpu = evaluates or called.evaluates, gpu or called.gpu
                 _merge(called, seeds, unseeded, deferred)
@@ -432,7 +435,7 @@ def _arguments(function: Target, signature, bound: bool) -> Optional[FrozenSet[s
     """The parameters of ``function`` a call with ``signature`` gives; None when unknown."""
     if not signature:
         return None
-    positional, keywords = signature
+    positional, keywords = signature[:2]
     if positional < 0 or "**" in keywords:
         return None
     params = function.module.summary.get("params", {}).get(function.key)
@@ -440,6 +443,27 @@ def _arguments(function: Target, signature, bound: bool) -> Optional[FrozenSet[s
         return None
     params = params[1:] if bound and params else params  # ``self``
     return frozenset(params[:positional]) | frozenset(keywords)
+
+
+def _training_off(function: Target, signature, bound: bool) -> bool:
+    """``create_dataset(path, train_mode=False)``: the call turns training off (a literal false
+    for a parameter named like ``train``, ``is_training``, ``augment``, ``shuffle``), so what
+    the function would draw for training (augmentation, shuffling) it does not draw."""
+    if not signature or len(signature) < 3 or not signature[2]:
+        return False
+    params = function.module.summary.get("params", {}).get(function.key) or ()
+    params = params[1:] if bound and params else params
+    for name in signature[2]:
+        if name.startswith("#"):
+            index = int(name[1:])
+            name = params[index] if index < len(params) else ""
+        if name.lower() in TRAINING_SWITCHES:
+            return True
+    return False
+
+
+def _switched_off(effects: Effects) -> Effects:
+    return effects._replace(unseeded=(), deferred=())
 
 
 def _called(target: Target) -> Optional[Target]:

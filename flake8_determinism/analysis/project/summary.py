@@ -33,7 +33,7 @@ from ...tables.run_uses import WEIGHT_LAYERS, loads_weights
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ..scopes import canonical
 
-VERSION = 7
+VERSION = 8
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
@@ -480,10 +480,18 @@ class _Summarizer:
 
 
 def signature(call: ast.Call) -> tuple:
-    """(how many positional arguments, which keywords) a call passes; ``-1``/``("**",)``: unknown."""
+    """(how many positional arguments, which keywords, which of them are a literal ``False``,
+    ``None`` or ``0``: keyword names, ``"#i"`` for the i-th positional) a call passes;
+    ``-1``/``("**",)``: unknown."""
     positional = -1 if any(isinstance(a, ast.Starred) for a in call.args) else len(call.args)
     keywords = tuple("**" if k.arg is None else k.arg for k in call.keywords)
-    return positional, keywords
+    off = tuple("#%d" % i for i, a in enumerate(call.args) if _off(a))
+    off += tuple(k.arg for k in call.keywords if k.arg is not None and _off(k.value))
+    return positional, keywords, off
+
+
+def _off(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value in (False, None, 0) and not isinstance(node.value, str)
 
 
 def _guarding_name(test) -> Optional[str]:
