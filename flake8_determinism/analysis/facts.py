@@ -146,6 +146,8 @@ class ModuleFacts:
         """What calling ``qualname`` (at ``site``) does, when the project defines it (``project.Effects``)."""
         if not qualname or not (self._asks_project or "seed" in name.lower()):
             return None
+        if site is not None and self._asks_project and "seed" not in name.lower() and not self.reaches(site.fn):
+            return None  # code no run reaches: what it calls matters to no run (and costs)
         project = self._project()
         if project is None:
             return None

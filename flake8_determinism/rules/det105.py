@@ -83,12 +83,15 @@ class NonReproducibleSeed(Rule):
         # An mmengine Runner or a user-named seed function; a *seed* call without a
         # seed (``torch.seed()``, ``set_random_seed(None)``); or a seed call or RNG
         # constructor in a file that names an entropy source.
-        if "Runner" in text.text or settings.seed_functions:
+        if ("Runner" in text.text and "mmengine" in text) or settings.seed_functions:
             return True
         seeding = text.search(_SEED_CALL_OR_ALIAS)
         if seeding and text.search(_SEED_CALL_WITHOUT_SEED):
             return True
-        return bool(seeding or text.has_any(_CONSTRUCTOR_WORDS)) and text.has_any(_ENTROPY_WORDS)
+        return (
+            bool(seeding or text.has_any(_CONSTRUCTOR_WORDS)) and text.has_any(_ENTROPY_WORDS)
+            and text.search(_ENTROPY_CALL)
+        )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for site in ctx.index.calls:
@@ -180,6 +183,11 @@ class NonReproducibleSeed(Rule):
 _SEED_CALL_OR_ALIAS = re.compile(r"seed\w*\s*(?:\(|as\s)")
 _CONSTRUCTOR_WORDS = frozenset(n.rsplit(".", 1)[-1] for n in UNSEEDED_CONSTRUCTORS)
 _SEED_CALL_WITHOUT_SEED = re.compile(r"seed\w*\s*\(\s*(?:\)|None\b|seed\s*=\s*None\b|a\s*=\s*None\b)")
+# An entropy source is called somewhere: one of its functions' names right before "(".
+_ENTROPY_CALL = re.compile(
+    r"\b(?:time|time_ns|perf_counter|perf_counter_ns|monotonic|monotonic_ns|process_time|thread_time|now|utcnow|"
+    r"today|urandom|getpid|uuid[1345]?|token_\w+|randbits|randbelow|choice|SystemRandom)\s*\("
+)
 # Words without which no seed can come from an entropy source (T.ENTROPY_PREFIXES, T.ENTROPY_CALLS).
 _ENTROPY_WORDS = frozenset(p.split(".")[0] for p in T.ENTROPY_PREFIXES) | frozenset(
     name.split(".")[i] for name in T.ENTROPY_CALLS for i in (-1, -2) if name.split(".")[i] not in ("os", "random")

@@ -25,6 +25,7 @@ from .store import Store, stamp
 MAX_USES = 3  # uses kept per RNG: the messages name up to three
 MAX_MODULE_BYTES = 2_000_000  # larger modules are generated tables, not code a run calls into
 MAX_EXPANSIONS = 5000  # bodies composed for one question, at most
+MAX_FILE_EXPANSIONS = 20000  # ... and for all the questions one linted file asks
 IMPORT_DEPTH = 2  # import-time code followed this many imports deep (a package's __init__ chain)
 
 
@@ -540,6 +541,7 @@ class FileView:
         self.module = Module(self.path, {"syspath": tuple(syspath)})
         self.extra = project.finder.syspath_additions(self.path, syspath)
         self._targets: Dict[str, Optional[Target]] = {}
+        self._spent = 0  # bodies composed for this file's questions
 
     def target(self, qualname: Optional[str]) -> Optional[Target]:
         if not qualname:
@@ -552,10 +554,12 @@ class FileView:
         """What calling ``qualname`` does, when it is the project's; None otherwise.
         ``signature``: (positional count, keywords) of the call, when known."""
         target = self.target(qualname)
-        if target is None:
-            return None
+        if target is None or self._spent > MAX_FILE_EXPANSIONS:
+            return None  # not the project's; or this file has asked enough: unknown from here
         self.project.begin_question()
-        return self.project.target_effects(target, signature=signature)
+        effects = self.project.target_effects(target, signature=signature)
+        self._spent += self.project._expansions
+        return effects
 
     def import_seeds(self, dotted: str) -> FrozenSet[str]:
         self.project.begin_question()
