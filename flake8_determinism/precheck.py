@@ -16,7 +16,7 @@ bodies and docstrings are left out of the import-time text.
 
 import ast
 import re
-from typing import FrozenSet, NamedTuple, Optional, Set
+from typing import FrozenSet, Optional, Set, Tuple
 
 from .tables.entry import is_declarative_call
 
@@ -35,6 +35,7 @@ class SourceText:
     def __init__(self, text: str, words=None) -> None:
         self.text = text
         self._words = words
+        self.fires: dict = {}  # rule code -> its own words are in this text (both stages ask)
 
     @property
     def words(self) -> FrozenSet[str]:
@@ -54,6 +55,22 @@ class SourceText:
         return pattern.search(self.text) is not None
 
 
+class LazyText(SourceText):
+    """A SourceText whose text is made on first use (most files are decided without it)."""
+
+    def __init__(self, make_text, words=None) -> None:  # noqa: super().__init__ would set the text
+        self._make_text = make_text
+        self._words = words
+        self.fires: dict = {}
+        self._text: Optional[str] = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self._make_text()
+        return self._text
+
+
 class ProjectImports:
     """Does the module import a module of its project (``analysis/project``)?  Asked only for
     entry modules whose own text names no draw: a run can use an RNG through the project."""
@@ -70,25 +87,75 @@ class ProjectImports:
         return self._answer
 
 
-class ModuleShape(NamedTuple):
-    is_entry: bool  # may be an entry module (over-approximated)
-    code: SourceText  # the text without docstrings
-    # The text without docstrings and function bodies; its words are only the names
-    # that code run at import time imports or calls (a draw is a call).
-    import_time: SourceText
-    imports_project: object = False  # truthy: it imports a module of its project (``ProjectImports``)
-    whole: Optional[SourceText] = None  # the whole text, as the first stage read it
+class ModuleShape:
+    """What the second stage reads of a module, each part made on first use:
+    ``is_entry`` (may be an entry module, over-approximated: module-level statements only),
+    ``code`` (the text without docstrings), ``import_time`` (also without function bodies; its
+    words are only the names that code run at import time imports or calls: a draw is a call),
+    ``imports_project`` (truthy: it imports a module of its project), ``whole`` (the whole
+    text, as the first stage read it)."""
+
+    def __init__(self, tree: ast.Module, lines, imports_project: object = False,
+                 whole: Optional[SourceText] = None) -> None:
+        self.tree, self.lines = tree, lines
+        self.imports_project = imports_project
+        self.whole = whole
+        self._entry: Optional[bool] = None
+        self._lines: Optional[tuple] = None
+        self.code = LazyText(lambda: self._text(with_bodies=True))
+        self.import_time = LazyText(lambda: self._text(with_bodies=False), lambda: _import_time_words(tree))
+
+    @property
+    def is_entry(self) -> bool:
+        if self._entry is None:
+            self._entry = _is_entry(self.tree)
+        return self._entry
+
+    def _text(self, with_bodies: bool) -> str:
+        if self._lines is None:
+            self._lines = _docstrings_and_bodies(self.tree, self.lines)
+        docstrings, bodies = self._lines
+        return "".join(
+            line for number, line in enumerate(self.lines, 1)
+            if number not in docstrings and (with_bodies or number not in bodies)
+        )
 
 
 def module_shape(tree: ast.Module, lines, project_imports: object = False,
                  whole: Optional[SourceText] = None) -> ModuleShape:
-    entry = False
-    docstrings: Set[int] = set()  # lines that hold only a string statement
-    bodies: Set[int] = set()  # lines of function bodies: they never run at import time
-    # (statement, runs at module level, inside a function, inside an ``except`` handler)
-    stack = [(stmt, True, False, False) for stmt in tree.body]
+    return ModuleShape(tree, lines, project_imports, whole)
+
+
+def _is_entry(tree: ast.Module) -> bool:
+    """Module-level work (a call statement outside an ``except`` handler) or a ``__main__``
+    guard, at module level or in its blocks; function and class bodies are never looked at."""
+    stack = [(stmt, False) for stmt in tree.body]
     while stack:
-        node, module_level, in_function, in_handler = stack.pop()
+        node, in_handler = stack.pop()
+        if isinstance(node, (ast.ClassDef,) + _FUNCTIONS):
+            continue
+        if not in_handler and isinstance(node, ast.Expr) and _is_work(node.value):
+            return True
+        if isinstance(node, ast.If) and _mentions_name_dunder(node.test):
+            return True
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(node, field, ()) or ():
+                if isinstance(child, ast.stmt):
+                    stack.append((child, in_handler))
+                elif hasattr(child, "body"):  # except handlers, match cases
+                    handler = in_handler or isinstance(child, ast.ExceptHandler)
+                    stack.extend((c, handler) for c in child.body)
+    return False
+
+
+def _docstrings_and_bodies(tree: ast.Module, lines) -> Tuple[Set[int], Set[int]]:
+    """Lines holding only a string statement, and lines of function bodies (they never run at
+    import time)."""
+    docstrings: Set[int] = set()
+    bodies: Set[int] = set()
+    stack = [(stmt, False) for stmt in tree.body]
+    while stack:
+        node, in_function = stack.pop()
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             if _owns_its_lines(node, lines):
                 docstrings.update(range(node.lineno, node.end_lineno + 1))
@@ -97,25 +164,14 @@ def module_shape(tree: ast.Module, lines, project_imports: object = False,
             first = node.body[0].lineno
             start = first if first > node.lineno else node.lineno + 1
             bodies.update(range(start, node.end_lineno + 1))
-        if module_level and not in_handler and isinstance(node, ast.Expr) and _is_work(node.value):
-            entry = True
-        if module_level and isinstance(node, ast.If) and _mentions_name_dunder(node.test):
-            entry = True
-        inner_level = module_level and not isinstance(node, (ast.ClassDef,) + _FUNCTIONS)
         inner_function = in_function or isinstance(node, _FUNCTIONS)
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             for child in getattr(node, field, ()) or ():
                 if isinstance(child, ast.stmt):
-                    stack.append((child, inner_level, inner_function, in_handler))
-                elif hasattr(child, "body"):  # except handlers, match cases
-                    handler = in_handler or isinstance(child, ast.ExceptHandler)
-                    stack.extend((c, inner_level, inner_function, handler) for c in child.body)
-    code = "".join(line for number, line in enumerate(lines, 1) if number not in docstrings)
-    import_time = "".join(
-        line for number, line in enumerate(lines, 1) if number not in docstrings and number not in bodies
-    )
-    return ModuleShape(entry, SourceText(code), SourceText(import_time, lambda: _import_time_words(tree)),
-                       project_imports, whole)
+                    stack.append((child, inner_function))
+                elif hasattr(child, "body"):
+                    stack.extend((c, inner_function) for c in child.body)
+    return docstrings, bodies
 
 
 def _import_time_words(tree: ast.Module) -> FrozenSet[str]:
@@ -204,8 +260,7 @@ def rules_for_words(source: str, settings, rules, tree: Optional[ast.Module] = N
     entry = tree is None or may_be_entry(tree)
     return [
         rule for rule in rules
-        if rule.might_fire(text, settings) or rule.might_use(text, settings)
-        or (entry and rule.might_fire_through_project(text, settings))
+        if rule.fires_on(text, settings) or (entry and rule.might_fire_through_project(text, settings))
     ]
 
 

@@ -92,13 +92,20 @@ class Rule:
         """The pre-check for a run's uses other than the rule's own words (``GlobalDrawRule``)."""
         return False
 
+    def fires_on(self, text: SourceText, settings) -> bool:
+        """``might_fire`` or ``might_use`` on the whole text, asked once per text."""
+        found = text.fires.get(self.code)
+        if found is None:
+            found = text.fires[self.code] = self.might_fire(text, settings) or self.might_use(text, settings)
+        return found
+
     def might_fire_in(self, shape: ModuleShape, settings) -> bool:
         """The pre-check's second stage: look for the words only where the rule can fire."""
         scope = self.precheck_scope
         if scope == "entry" and not shape.is_entry:
             return False
         whole = shape.whole
-        if whole is not None and not (self.might_fire(whole, settings) or self.might_use(whole, settings)):
+        if whole is not None and not self.fires_on(whole, settings):
             # Through the project only: an entry module importing one of its modules.
             return self.cross_module and shape.is_entry and bool(shape.imports_project)
         library_draw = scope == "draw" and not shape.is_entry and not settings.strict
