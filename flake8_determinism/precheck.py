@@ -222,10 +222,11 @@ def _is_work(value: ast.expr) -> bool:
     while isinstance(func, ast.Call):  # ``tf_export("x")(f)``: judged by the factory
         func = func.func
     method = func.attr if isinstance(func, ast.Attribute) else ""
-    return not is_declarative_call(_dotted(func), method)
+    return not is_declarative_call(dotted(func), method)
 
 
-def _dotted(node: ast.expr) -> str:
+def dotted(node: ast.expr) -> str:
+    """``a.b.c`` for an ``ast`` Name/Attribute chain, else ''."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

@@ -49,33 +49,27 @@ _isfile_memo: Dict[str, bool] = {}
 _isdir_memo: Dict[str, bool] = {}
 
 
-def _exists(path: str) -> bool:
-    found = _exists_memo.get(path)
+def _remembered(memo: Dict[str, bool], test, path: str) -> bool:
+    found = memo.get(path)
     if found is None:
-        found = _exists_memo[path] = os.path.lexists(path)
+        try:
+            found = test(path)
+        except (OSError, ValueError):  # a symlink loop, a name the OS rejects
+            found = False
+        memo[path] = found
     return found
+
+
+def _exists(path: str) -> bool:
+    return _remembered(_exists_memo, os.path.lexists, path)
 
 
 def isfile(path: str) -> bool:
-    found = _isfile_memo.get(path)
-    if found is None:
-        try:
-            found = os.path.isfile(path)
-        except (OSError, ValueError):  # a symlink loop, a name the OS rejects
-            found = False
-        _isfile_memo[path] = found
-    return found
+    return _remembered(_isfile_memo, os.path.isfile, path)
 
 
 def isdir(path: str) -> bool:
-    found = _isdir_memo.get(path)
-    if found is None:
-        try:
-            found = os.path.isdir(path)
-        except (OSError, ValueError):
-            found = False
-        _isdir_memo[path] = found
-    return found
+    return _remembered(_isdir_memo, os.path.isdir, path)
 
 
 def forget_files() -> None:

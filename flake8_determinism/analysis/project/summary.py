@@ -31,6 +31,7 @@ from ...tables.run_uses import TORCH_MODEL_BUILDER_PREFIXES
 from ...tables.run_uses import EVAL_METHODS, PARAMETER_CLASSES, TORCH_MODEL_BUILDERS, TRAIN_MODE_METHODS
 from ...tables.run_uses import WEIGHT_LAYERS, loads_weights
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
+from ...precheck import dotted
 from ..scopes import canonical
 
 VERSION = 8
@@ -67,17 +68,6 @@ class _Scope:
 
 def _is_none(node) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
-
-
-def dotted(node) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
 
 
 def _keyword(call: ast.Call, name: str):
