@@ -119,7 +119,11 @@ class Run:
         self.ctx = ctx
         self.uses: Dict[str, List[RunUse]] = {}
         self.trains = ctx.facts.is_training_entry
-        self.loads_weights = False  # it loads a checkpoint: the weights it initializes are overwritten
+        # Where the run first loads a checkpoint and first trains (run order): a checkpoint loaded
+        # before training (or in a run that does not train) overwrites the initial weights; one
+        # loaded after training (the best epoch's) does not.
+        self._first_load: Optional[tuple] = None
+        self._first_training: Optional[tuple] = None
         self.evaluates = False  # it puts a model in evaluation mode: no dropout when it does not train
         self.gpu = False  # it can use CUDA (DET303): its code or a project module it calls says so
         self._first_reached = _first_reached(ctx)
@@ -129,12 +133,31 @@ class Run:
         for site in ctx.index.calls:
             if self._reached(site):
                 # ``model.load_state_dict(...)``, ``load_param_into_net(net, params)``
-                self.loads_weights = self.loads_weights or loads_weights(site.method_name)
+                if loads_weights(site.method_name):
+                    self._mark("_first_load", site)
+                if _training_call(ctx, site):
+                    self._mark("_first_training", site)
+                    self.trains = True
                 self.evaluates = self.evaluates or _to_evaluation_mode(site)
                 self.gpu = self.gpu or _mentions_gpu(ctx, site)
         for framework, uses in self.uses.items():
             uses[:] = [use for use in uses if not self._overwritten(use)]
             uses.sort(key=lambda use: use.order)
+
+    @property
+    def loads_weights(self) -> bool:
+        """It loads a checkpoint before it trains, or without training."""
+        load, training = self._first_load, self._first_training
+        return load is not None and (training is None or load <= training)
+
+    def _key(self, site: CallSite) -> tuple:
+        start = site.order if site.fn is None else self._first_reached.get(id(site.fn.node), _LATE)
+        return start, site.order
+
+    def _mark(self, name: str, site: CallSite) -> None:
+        key = self._key(site)
+        if getattr(self, name) is None or key < getattr(self, name):
+            setattr(self, name, key)
 
     def _overwritten(self, use: RunUse) -> bool:
         """Weights a loaded checkpoint replaces; dropout, and the draws a model's forward pass
@@ -150,7 +173,7 @@ class Run:
     def _add(self, framework: str, site: CallSite, what: str, deferred: bool = False, where: str = "",
              local: bool = True, covered: bool = False, forward: Optional[bool] = None) -> None:
         seeded = self.seeded_in_run(framework) if deferred else self.seeded_at(framework, site)
-        start = site.order if site.fn is None else self._first_reached.get(id(site.fn.node), _LATE)
+        start = self._key(site)[0]
         root = self.ctx.facts.spawned_root(site.fn)
         if forward is None:  # a use in this module: in a model's forward when that is its method
             forward = site.fn is not None and site.fn.is_method and site.fn.name in MODEL_METHODS
@@ -249,7 +272,10 @@ class Run:
     def _add_effects(self, site: CallSite, effects) -> None:
         view = self.ctx.project
         self.trains = self.trains or effects.trains
-        self.loads_weights = self.loads_weights or effects.loads
+        if effects.loads:
+            self._mark("_first_load", site)
+        if effects.trains:
+            self._mark("_first_training", site)
         self.evaluates = self.evaluates or effects.evaluates
         self.gpu = self.gpu or effects.gpu
         for deferred, part in ((False, effects.unseeded), (True, effects.deferred)):
@@ -469,6 +495,34 @@ def unseeded_summary(run: Run) -> str:
             names = GROUP_NAMES[code] if _several(uses) else RNG_NAMES.get(uses[0].framework, uses[0].framework)
             parts.append("%s %s" % (names, run.named(uses)))
     return "; ".join(parts)
+
+
+def _training_call(ctx: FileContext, site: CallSite) -> bool:
+    """A call that trains: ``.backward()``, ``.fit(``, an optimizer's ``.step()``, a Trainer or
+    Runner built, a model put in training mode (``ModuleFacts.trains``, one call at a time)."""
+    func = site.node.func
+    name = site.method_name
+    if isinstance(func, cst.Attribute):
+        facts = ctx.facts
+        if name == "backward" or (name == "fit" and facts._fits_a_model(func.value, site)):
+            return True
+        if name == "step" and facts._is_optimizer(func.value, site):
+            return True
+    qualname = ctx.qualname(site) or ""
+    if qualname.endswith("Trainer") and qualname.split(".", 1)[0] in ("lightning", "transformers", "trl"):
+        return True
+    return qualname.startswith("mmengine.runner.Runner") or _to_training_mode(site)
+
+
+def _to_training_mode(site: CallSite) -> bool:
+    """``model.train()``, MindSpore's ``net.set_train()``, ``Model(...).train(epochs, data)``: a run
+    that puts a model in training mode trains (MindSpore's loop has no ``.backward()``)."""
+    from ..analysis.args import literal
+
+    if not isinstance(site.node.func, cst.Attribute) or site.method_name not in TRAIN_MODE_METHODS:
+        return False
+    args = site.node.args
+    return not (len(args) == 1 and literal(args[0].value) == (True, False))
 
 
 def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:

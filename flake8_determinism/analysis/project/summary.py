@@ -34,7 +34,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 8
+VERSION = 9
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
@@ -331,7 +331,7 @@ class _Summarizer:
         line, col = call.lineno, call.col_offset
         name = self.resolve(func, scope)
         method = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
-        if _trains(func, method, name):
+        if _trains(func, method, name, call):
             yield (TRAIN, line, col)
         if loads_weights(method):
             yield (LOAD, line, col)
@@ -522,9 +522,12 @@ def _to_evaluation_mode(call: ast.Call, method: str) -> bool:
     return method in TRAIN_MODE_METHODS and len(call.args) == 1 and _literal(call.args[0]) == (True, False)
 
 
-def _trains(func, method: str, name: Optional[str]) -> bool:
+def _trains(func, method: str, name: Optional[str], call: Optional[ast.Call] = None) -> bool:
     """``loss.backward()``, ``model.fit(...)``, ``optimizer.step()``, a Trainer or Runner built
-    (``ModuleFacts.trains``, read from the ``ast``)."""
+    (``ModuleFacts.trains``, read from the ``ast``); a model put in training mode
+    (``model.train()``, MindSpore's ``net.set_train()``, ``Model(...).train(epochs, data)``)."""
+    if isinstance(func, ast.Attribute) and call is not None and method in TRAIN_MODE_METHODS:
+        return not (len(call.args) == 1 and _literal(call.args[0]) == (True, False))
     if isinstance(func, ast.Attribute):
         if method == "backward":
             return True
