@@ -48,9 +48,6 @@ class Effects(NamedTuple):
     evaluates: bool = False  # it puts a model in evaluation mode (``model.eval()``)
     gpu: bool = False  # it can use CUDA (``.cuda()``, ``torch.device("cuda")``)
 
-    def uses(self, deferred: bool = False) -> Dict[str, Tuple[Use, ...]]:
-        return dict(self.deferred if deferred else self.unseeded)
-
 
 EMPTY = Effects()
 
