@@ -40,7 +40,9 @@ def is_declarative_call(dotted_callee: str, method: str) -> bool:
 # Test modules (RULES.md "Test modules"): draw random inputs on purpose.  In
 # default mode only these codes are reported in them.
 TEST_MODULE_CODES = frozenset({"DET105"})
-TEST_DIRECTORIES = frozenset({"tests", "test"})
+# ``testing`` too: test-support packages (``torch/testing/_internal``, ``numpy/testing``) build
+# random sample inputs on purpose, as tests do.
+TEST_DIRECTORIES = frozenset({"tests", "test", "testing"})
 TEST_FILE_NAMES = frozenset({"conftest.py"})
 TEST_FILE_PREFIX, TEST_FILE_SUFFIX = "test_", "_test.py"
 TEST_FUNCTION_PREFIX = "test_"
