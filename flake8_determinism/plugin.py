@@ -84,11 +84,26 @@ class DeterminismChecker:
         candidates = precheck.rules_for_words(source, self.settings, ALL_RULES, self.tree)
         if not candidates:
             return  # nothing can fire: libcst is never loaded for this file
+        from .analysis.project.results import results_for
+
+        results = results_for(self.filename, self.settings)
+        check = results.check(source, self.filename, self.settings) if results is not None else None
+        found = results.get(self.filename, check) if results is not None else None
+        if found is None:
+            found = self._lint(source, candidates, results, check)
+        for line, column, _, message in found:
+            yield line, column, message, type(self)
+
+    def _lint(self, source: str, candidates, results, check) -> list:
+        from .analysis.project.witness import recording
         from .checker import check_source  # loads libcst, only for files that need it
 
-        found = check_source(
-            source, self.settings, candidates, tree=self.tree, words_checked=True, filename=self.filename,
-            path=self.filename,
-        )
-        for finding in found:
-            yield finding.line, finding.column, finding.message, type(self)
+        with recording() as witness:
+            found = check_source(
+                source, self.settings, candidates, tree=self.tree, words_checked=True, filename=self.filename,
+                path=self.filename,
+            )
+        found = [(f.line, f.column, f.code, f.message) for f in found]
+        if results is not None:
+            results.put(self.filename, check, witness.as_data(), found)
+        return found

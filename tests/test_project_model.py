@@ -271,3 +271,68 @@ def test_a_project_of_many_files_is_never_listed(tmp_path):
     settings = Settings.from_values(project_root=str(tmp_path), cache=False)
     project = model.project_for(str(tmp_path / "train.py"), settings)
     assert len(project._modules) <= 2
+
+
+# -- the findings cache (the plugin) -----------------------------------------------------------
+def plugin_findings(path: Path):
+    """What the flake8 plugin yields for ``path``, as flake8 calls it."""
+    import ast as ast_module
+
+    from flake8_determinism.plugin import DeterminismChecker
+
+    DeterminismChecker.settings = Settings.from_values(torch_version="2.13")
+    source = path.read_text(encoding="utf-8")
+    checker = DeterminismChecker(ast_module.parse(source), source.splitlines(True), str(path))
+    return sorted((line, message.split()[0]) for line, _, message, _ in checker.run())
+
+
+@pytest.fixture
+def linted(monkeypatch):
+    """The files the plugin really lints (not read back from its cache)."""
+    from flake8_determinism.plugin import DeterminismChecker
+
+    found, original = [], DeterminismChecker._lint
+
+    def counting(self, *args):
+        found.append(self.filename)
+        return original(self, *args)
+
+    monkeypatch.setattr(DeterminismChecker, "_lint", counting)
+    return found
+
+
+def test_a_warm_lint_reuses_the_findings_while_nothing_it_read_changed(tmp_path, linted):
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": SEEDS_TORCH,
+                     "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    first = plugin_findings(tmp_path / "train.py")
+    model.forget()
+    assert plugin_findings(tmp_path / "train.py") == first
+    assert linted == [str(tmp_path / "train.py")]  # linted once, then read back
+
+
+def test_a_changed_module_the_lint_read_makes_it_lint_again(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "helpers.py": SEEDS_TORCH,
+                     "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    assert ("DET100" not in {code for _, code in plugin_findings(tmp_path / "train.py")})
+    model.forget()
+    time.sleep(0.01)
+    (tmp_path / "helpers.py").write_text("def prepare(seed):\n    pass  # seeds nothing any more\n")
+    assert (4, "DET100") in plugin_findings(tmp_path / "train.py")
+
+
+def test_a_module_that_appears_makes_it_lint_again(tmp_path):
+    """The lint found no ``helpers`` module; once there is one, the import resolves to it."""
+    write(tmp_path, {"pyproject.toml": "",
+                     "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
+    assert (4, "DET100") in plugin_findings(tmp_path / "train.py")
+    model.forget()
+    write(tmp_path, {"helpers.py": SEEDS_TORCH})
+    assert (4, "DET100") not in plugin_findings(tmp_path / "train.py")
+
+
+def test_an_edited_file_is_linted_again(tmp_path, linted):
+    write(tmp_path, {"pyproject.toml": "", "train.py": "import random\nprint(random.random())\n"})
+    assert plugin_findings(tmp_path / "train.py") == [(2, "DET101")]
+    (tmp_path / "train.py").write_text("import random\n\nrandom.seed(0)\nprint(random.random())\n")
+    assert plugin_findings(tmp_path / "train.py") == []
+    assert len(linted) == 2

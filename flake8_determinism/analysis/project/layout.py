@@ -11,6 +11,8 @@ process: the project is never listed, so its size does not matter.
 import os
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from .witness import CHECKS, saw_lookup
+
 
 MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 # An installed package is a project of its own: the walk up stops below these.
@@ -49,27 +51,28 @@ _isfile_memo: Dict[str, bool] = {}
 _isdir_memo: Dict[str, bool] = {}
 
 
-def _remembered(memo: Dict[str, bool], test, path: str) -> bool:
+def _remembered(memo: Dict[str, bool], check: str, path: str) -> bool:
     found = memo.get(path)
     if found is None:
         try:
-            found = test(path)
+            found = bool(CHECKS[check](path))
         except (OSError, ValueError):  # a symlink loop, a name the OS rejects
             found = False
         memo[path] = found
+    saw_lookup(check, path, found)  # the linted file's findings depend on it (witness.py)
     return found
 
 
 def _exists(path: str) -> bool:
-    return _remembered(_exists_memo, os.path.lexists, path)
+    return _remembered(_exists_memo, "exists", path)
 
 
 def isfile(path: str) -> bool:
-    return _remembered(_isfile_memo, os.path.isfile, path)
+    return _remembered(_isfile_memo, "isfile", path)
 
 
 def isdir(path: str) -> bool:
-    return _remembered(_isdir_memo, os.path.isdir, path)
+    return _remembered(_isdir_memo, "isdir", path)
 
 
 def forget_files() -> None:

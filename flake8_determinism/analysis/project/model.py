@@ -21,6 +21,7 @@ from ...tables.run_uses import DEFERRED_METHODS, MODEL_METHODS, SEEDED_BY, TRAIN
 from . import summary as S
 from .layout import NO_PROJECT, Finder, find_root, forget_files
 from .store import Store, stamp
+from .witness import saw_module
 
 MAX_USES = 3  # uses kept per RNG: the messages name up to three
 MAX_MODULE_BYTES = 2_000_000  # larger modules are generated tables, not code a run calls into
@@ -59,11 +60,12 @@ class Target(NamedTuple):
 
 
 class Module:
-    __slots__ = ("path", "summary")
+    __slots__ = ("path", "summary", "stamp")
 
-    def __init__(self, path: str, summary: Optional[dict]) -> None:
+    def __init__(self, path: str, summary: Optional[dict], at=None) -> None:
         self.path = path
         self.summary = summary or {}
+        self.stamp = at  # (size, mtime) it was summarized at
 
     @property
     def bodies(self) -> dict:
@@ -130,7 +132,9 @@ class Project:
     # -- modules ------------------------------------------------------------------------
     def module(self, path: str) -> Optional[Module]:
         if path in self._modules:
-            return self._modules[path]
+            found = self._modules[path]
+            saw_module(path, found.stamp if found is not None else stamp(path))
+            return found
         module = None
         if not path.endswith(".py"):
             module = Module(path, None)  # a namespace package: a directory of modules
@@ -143,7 +147,8 @@ class Project:
                     if found is not None and self.store is not None:
                         self.store.save(path, at, found)
                 if found is not None:
-                    module = Module(path, found)
+                    module = Module(path, found, at)
+            saw_module(path, at)
         self._modules[path] = module
         return module
 

@@ -1,11 +1,13 @@
-"""Module summaries cached on disk under the project root, so a warm run parses no module again.
+"""Caches on disk under the project root, so a warm run parses no module again.
 
-One file per module in ``ROOT/.determinism_cache/`` (which ignores itself for git, as ruff's
-cache does), valid while the module's size and modification time are the ones it was
-summarized at.  Written to a temporary file and renamed into place, so concurrent writers
-(``flake8 -j``) and readers never see half a file; anything unreadable is a miss.  A module
-that changes while it is summarized is not stored.  ``marshal`` holds plain data only: a
-corrupt or hostile file can fail to load, never run code.
+``ROOT/.determinism_cache/`` (which ignores itself for git, as ruff's cache does) holds one
+file per module and kind: a module's summary, valid while the module's size and modification
+time are the ones it was summarized at; a linted file's findings (``results.py``), valid while
+its text and everything its lint read of the project are unchanged.  Written to a temporary
+file and renamed into place, so concurrent writers (``flake8 -j``) and readers never see half
+a file; anything unreadable is a miss.  A module that changes while it is summarized is not
+stored.  ``marshal`` holds plain data only: a corrupt or hostile file can fail to load, never
+run code.
 """
 
 import hashlib
@@ -16,7 +18,7 @@ import tempfile
 from typing import Optional, Tuple
 
 CACHE_DIRECTORY = ".determinism_cache"
-_MAGIC = "flake8-determinism summary"
+_MAGIC = "flake8-determinism cache"
 
 Stamp = Tuple[int, int]  # (size, mtime in ns)
 
@@ -30,34 +32,35 @@ def stamp(path: str) -> Optional[Stamp]:
 
 
 class Store:
-    def __init__(self, root: str, version: int) -> None:
+    """One kind of entry (``summaries``, ``findings``), each keyed by a path and checked by a
+    ``check`` value stored with it."""
+
+    def __init__(self, root: str, version: int, kind: str = "summaries") -> None:
         self.top = os.path.join(root, CACHE_DIRECTORY)
-        self.directory = os.path.join(self.top, "summaries-v%d-py%d%d" % (version, *sys.version_info[:2]))
-        self.version = version
+        self.directory = os.path.join(self.top, "%s-v%d-py%d%d" % (kind, version, *sys.version_info[:2]))
         self.writable = True
         self._prepared = False
 
     def _file(self, path: str) -> str:
         return os.path.join(self.directory, hashlib.sha1(path.encode("utf-8", "surrogatepass")).hexdigest() + ".m")
 
-    def load(self, path: str, current: Stamp) -> Optional[dict]:
+    def get(self, path: str, check) -> Optional[object]:
+        """The value stored for ``path`` with ``check``, else None."""
         try:
             with open(self._file(path), "rb") as handle:
-                magic, stored_path, size, mtime, summary = marshal.loads(handle.read())
+                magic, stored_path, stored_check, value = marshal.loads(handle.read())
         except (OSError, EOFError, ValueError, TypeError):
             return None
-        if magic != _MAGIC or stored_path != path or (size, mtime) != current:
+        if magic != _MAGIC or stored_path != path or stored_check != check:
             return None
-        if not isinstance(summary, dict) or summary.get("version") != self.version:
-            return None
-        return summary
+        return value
 
-    def save(self, path: str, at: Stamp, summary: dict) -> None:
-        if not self.writable or stamp(path) != at:
-            return  # changed while it was summarized: the next run summarizes it again
+    def put(self, path: str, check, value) -> None:
+        if not self.writable:
+            return
         try:
             self._prepare()
-            data = marshal.dumps((_MAGIC, path, at[0], at[1], summary))
+            data = marshal.dumps((_MAGIC, path, check, value))
             handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
             try:
                 with os.fdopen(handle, "wb") as out:
@@ -68,6 +71,17 @@ class Store:
                 raise
         except (OSError, ValueError):
             self.writable = False  # a read-only checkout, a full disk: run without the cache
+
+    # -- module summaries -----------------------------------------------------------------
+    def load(self, path: str, current: Stamp) -> Optional[dict]:
+        """A module's summary, if it was made from the module as it is now."""
+        summary = self.get(path, tuple(current))
+        return summary if isinstance(summary, dict) else None
+
+    def save(self, path: str, at: Stamp, summary: dict) -> None:
+        if stamp(path) != at:
+            return  # changed while it was summarized: the next run summarizes it again
+        self.put(path, tuple(at), summary)
 
     def _prepare(self) -> None:
         if self._prepared:

@@ -1,0 +1,59 @@
+"""A linted file's findings, cached: a warm run re-lints only what changed.
+
+A file's findings depend on its text, the settings, this release, and what its lint read of
+the project (``witness.py``): a module another file seeds in, a Dataset defined elsewhere, a
+module that did not exist yet.  The cache keeps them all and gives the findings back only
+while every one is the same (ruff keeps its diagnostics the same way).  The plugin uses it;
+the codemod, which needs the trees to fix, does not.
+"""
+
+import hashlib
+from typing import List, Optional, Tuple
+
+from ... import __version__
+from . import summary
+from .model import project_for
+from .store import Store
+
+VERSION = 1
+Found = Tuple[int, int, str, str]  # (line, column, code, message)
+
+
+class Results:
+    def __init__(self, root: str) -> None:
+        self.store = Store(root, VERSION * 1000 + summary.VERSION, kind="findings")
+
+    @staticmethod
+    def check(source: str, filename: str, settings) -> tuple:
+        digest = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+        return (__version__, repr(tuple(settings)), filename, digest)
+
+    def get(self, path: str, check: tuple) -> Optional[List[Found]]:
+        from .witness import still_true
+
+        stored = self.store.get(path, check)
+        if not isinstance(stored, tuple) or len(stored) != 2:
+            return None
+        witnessed, found = stored
+        if not still_true(witnessed):
+            return None
+        return [tuple(f) for f in found]
+
+    def put(self, path: str, check: tuple, witnessed: tuple, found: List[Found]) -> None:
+        self.store.put(path, check, (witnessed, tuple(tuple(f) for f in found)))
+
+
+_results: dict = {}
+
+
+def results_for(path: Optional[str], settings) -> Optional[Results]:
+    """The findings cache of the file's project; None without a project or with the cache off."""
+    if not path or not getattr(settings, "cache", False):
+        return None
+    project = project_for(path, settings)
+    if project is None:
+        return None
+    found = _results.get(project.root)
+    if found is None:
+        found = _results[project.root] = Results(project.root)
+    return found
