@@ -34,7 +34,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 9
+VERSION = 10
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
@@ -527,7 +527,9 @@ def _trains(func, method: str, name: Optional[str], call: Optional[ast.Call] = N
     (``ModuleFacts.trains``, read from the ``ast``); a model put in training mode
     (``model.train()``, MindSpore's ``net.set_train()``, ``Model(...).train(epochs, data)``)."""
     if isinstance(func, ast.Attribute) and call is not None and method in TRAIN_MODE_METHODS:
-        return not (len(call.args) == 1 and _literal(call.args[0]) == (True, False))
+        # ``Model(...).train(epochs, data)`` trains; ``net.set_train()`` in a constructor only
+        # sets a mode (a ``TrainStepWrap`` built for an export never steps).
+        return method == "train" and bool(call.args) and _literal(call.args[0]) != (True, False)
     if isinstance(func, ast.Attribute):
         if method == "backward":
             return True
