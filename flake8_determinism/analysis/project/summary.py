@@ -524,8 +524,7 @@ def _to_evaluation_mode(call: ast.Call, method: str) -> bool:
 
 def _trains(func, method: str, name: Optional[str], call: Optional[ast.Call] = None) -> bool:
     """``loss.backward()``, ``model.fit(...)``, ``optimizer.step()``, a Trainer or Runner built
-    (``ModuleFacts.trains``, read from the ``ast``); a model put in training mode
-    (``model.train()``, MindSpore's ``net.set_train()``, ``Model(...).train(epochs, data)``)."""
+    (``ModuleFacts.trains``, read from the ``ast``); MindSpore's ``Model(...).train(epochs, data)``."""
     if isinstance(func, ast.Attribute) and call is not None and method in TRAIN_MODE_METHODS:
         # ``Model(...).train(epochs, data)`` trains; ``net.set_train()`` in a constructor only
         # sets a mode (a ``TrainStepWrap`` built for an export never steps).
