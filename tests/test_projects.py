@@ -50,7 +50,7 @@ def test_flake8_judges_files_alone_with_project_root_none(tmp_path):
     project = tmp_path / "helper_forgets_torch"
     shutil.copytree(str(PROJECTS / "helper_forgets_torch"), str(project))
     result = flake8(project, "--determinism-project-root=none", "train.py")
-    assert result.returncode == 1 and "DET104" not in result.stdout  # set_seed() is taken at its name
+    assert result.returncode == 0 and "DET104" not in result.stdout  # set_seed() is taken at its name
     assert not (project / ".determinism_cache").exists()
 
 

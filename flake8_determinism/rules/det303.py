@@ -13,6 +13,7 @@ from ..tables.determinism import (
 )
 from ..fix import edits
 from .base import Report, Rule, module_report
+from .runs import run_of
 from .det304 import calls_raising_op
 from .det100 import trains_maybe
 
@@ -28,22 +29,23 @@ _WHY = "ops with nondeterministic CUDA kernels (atomic-add reductions, index/sca
 class DeterministicAlgorithmsOff(Rule):
     """DET303: deterministic algorithms off, or never turned on in a torch training script.
 
-    What it does: reports ``torch.use_deterministic_algorithms(False)`` (not when
-    it restores a state saved or set just before: ``finally:``, ``__exit__``,
-    ``if not was_enabled:``, after ``(True)`` in the same body), and a
-    torch training entry module (RULES.md) that turns on no deterministic mode:
-    no ``use_deterministic_algorithms(True, ...)``, no
-    ``cudnn.deterministic = True``, and no helper that does
-    (``transformers.enable_full_determinism``, ``TrainingArguments(full_determinism=True)``,
-    Lightning ``Trainer(deterministic=True)``, mmengine
-    ``set_random_seed(..., deterministic=True)`` / ``Runner(randomness=dict(deterministic=True))``,
-    ``accelerate.utils.set_seed(..., deterministic=True)``, fastai
-    ``set_seed(..., reproducible=True)``, or a helper named for determinism).
-    The second is reported once, at the ``__main__`` guard, else at line 1; its
+    What it does: reports ``torch.use_deterministic_algorithms(False)`` (not when it restores a
+    state saved or set just before: ``finally:``, ``__exit__``, ``if not was_enabled:``, after
+    ``(True)`` in the same body), and a torch training entry module (RULES.md) that turns on no
+    deterministic mode: no ``use_deterministic_algorithms(True, ...)``, no ``cudnn.deterministic =
+    True``, and no helper that does (``transformers.enable_full_determinism``,
+    ``TrainingArguments(full_determinism=True)``, Lightning ``Trainer(deterministic=True)``,
+    mmengine ``set_random_seed(..., deterministic=True)`` /
+    ``Runner(randomness=dict(deterministic=True))``, ``accelerate.utils.set_seed(...,
+    deterministic=True)``, fastai ``set_seed(..., reproducible=True)``, or a helper named for
+    determinism). The second only where the run can use CUDA (a ``.cuda()``, a ``"cuda"`` device, a
+    ``torch.cuda`` call, or a Lightning / Hugging Face ``Trainer``, which picks the GPU when there
+    is one, in the entry module or the project modules its run calls): a run pinned to the CPU has
+    no CUDA kernels to choose. It is reported once, at the ``__main__`` guard, else at line 1; its
     message names the switch of the framework the script uses
-    (``TrainingArguments(full_determinism=True)``, Lightning
-    ``Trainer(deterministic=True)``, mmengine ``randomness=dict(deterministic=True)``,
-    accelerate ``set_seed(..., deterministic=True)``).
+    (``TrainingArguments(full_determinism=True)``, Lightning ``Trainer(deterministic=True)``,
+    mmengine ``randomness=dict(deterministic=True)``, accelerate ``set_seed(...,
+    deterministic=True)``).
 
     Why it matters: seeding fixes the random numbers, not the order in which
     CUDA kernels add floats; without a deterministic mode the same seed still
@@ -58,7 +60,7 @@ class DeterministicAlgorithmsOff(Rule):
     triggers = frozenset({"use_deterministic_algorithms"})
     invalid = (
         "import torch\ntorch.use_deterministic_algorithms(False)\n",
-        "import torch\nmodel = torch.nn.Linear(2, 1)\nmodel(torch.ones(2)).sum().backward()\n",
+        "import torch\nmodel = torch.nn.Linear(2, 1).cuda()\nmodel(torch.ones(2).cuda()).sum().backward()\n",
     )
     valid = (
         "import torch\ntorch.use_deterministic_algorithms(True)\nmodel = torch.nn.Linear(2, 1)\n"
@@ -117,7 +119,10 @@ class DeterministicAlgorithmsOff(Rule):
         if ctx.index.imported_roots & NOT_CUDA_ROOTS:
             return  # XLA/TPU: no CUDA kernels for deterministic algorithms to pick
         facts = ctx.facts
-        if facts.is_training_entry and not any(facts.turns_on(s) for s in TORCH_DETERMINISM):
+        if not facts.is_training_entry or any(facts.turns_on(s) for s in TORCH_DETERMINISM):
+            return
+        run = run_of(ctx)
+        if run is not None and run.gpu:  # a run pinned to the CPU has no CUDA kernels to choose
             yield module_report(
                 ctx, "training script turns on no deterministic mode: even with a fixed seed, %s — %s at start-up"
                 % (_WHY, _framework_switch(ctx)), _framework_fix(ctx),

@@ -514,6 +514,10 @@ def _training_call(ctx: FileContext, site: CallSite) -> bool:
     return qualname.startswith("mmengine.runner.Runner") or _to_training_mode(site)
 
 
+# Frameworks that put the run on the GPU when there is one.
+GPU_PICKING = ("accelerate.Accelerator", "mmengine.runner.Runner", "mmengine.runner.FlexibleRunner")
+
+
 def _to_training_mode(site: CallSite) -> bool:
     """``model.train()``, MindSpore's ``net.set_train()``, ``Model(...).train(epochs, data)``: a run
     that puts a model in training mode trains (MindSpore's loop has no ``.backward()``)."""
@@ -526,12 +530,15 @@ def _to_training_mode(site: CallSite) -> bool:
 
 
 def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:
-    """``x.cuda()``, ``torch.cuda.*``, a ``"cuda"``/``"gpu"`` argument, or a trainer that picks
-    the GPU when there is one (Lightning's and Hugging Face's ``Trainer``)."""
+    """``x.cuda()``, ``torch.cuda.*`` (not its seeding: the seeding block has it), a
+    ``"cuda"``/``"gpu"`` argument, or a framework that picks the GPU when there is one (Lightning's
+    and Hugging Face's ``Trainer``, accelerate's ``Accelerator``, mmengine's ``Runner``)."""
     name = ctx.qualname(site) or ""
-    if site.method_name == "cuda" or name.startswith("torch.cuda."):
+    if site.method_name == "cuda" or (name.startswith("torch.cuda.") and name not in T.SEEDERS):
         return True
-    if name.endswith("Trainer") and name.split(".", 1)[0] in ("lightning", "transformers", "trl"):
+    if name.startswith(GPU_PICKING) or (
+        name.endswith("Trainer") and name.split(".", 1)[0] in ("lightning", "transformers", "trl")
+    ):
         return True
     for arg in site.node.args:
         value = arg.value
