@@ -57,14 +57,14 @@ def test_det202_says_what_is_true(seed_before, seed_after, guard, expected):
             "full_determinism=True",
         ),
         (
-            "import torch\nfrom accelerate.utils import set_seed\nset_seed(0)\nloss.backward()\n",
+            "import torch\nfrom accelerate.utils import set_seed\nset_seed(0)\nmodel.cuda()\nloss.backward()\n",
             "set_seed(SEED, deterministic=True)",
         ),
         (
             "import torch\nfrom mmengine.runner import Runner\nRunner.from_cfg(cfg).train()\n",
             "randomness=dict(seed=SEED, deterministic=True)",
         ),
-        ("import torch\nloss = torch.ones(1)\nloss.backward()\n", "torch.use_deterministic_algorithms(True)"),
+        ("import torch\nloss = torch.ones(1, device='cuda')\nloss.backward()\n", "torch.use_deterministic_algorithms(True)"),
     ],
     ids=["lightning", "transformers", "accelerate", "mmengine", "torch"],
 )

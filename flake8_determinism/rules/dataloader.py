@@ -250,12 +250,21 @@ def _randomness_of(ctx: FileContext, dataset, scope, order, depth: int) -> Tuple
         if binding is None or binding.kind != "assign" or binding.value is None:
             return None, ""
         return _randomness_of(ctx, binding.value, binding.scope, binding.order, depth + 1)
+    if isinstance(dataset, cst.IfExp):  # ``Train(...) if training else Val(...)``: the worse of the two
+        return _worse(_randomness_of(ctx, dataset.body, scope, order, depth + 1),
+                      _randomness_of(ctx, dataset.orelse, scope, order, depth + 1))
     if not isinstance(dataset, cst.Call):
         return None, ""
     if isinstance(dataset.func, cst.Name):
         binding = lookup(scope, dataset.func.value, order)
         if binding is not None and binding.kind == "class":
             return _class_randomness(ctx, binding.node)
+        if binding is not None and binding.kind == "assign" and isinstance(binding.value, cst.IfExp):
+            choice = binding.value  # ``cls = A if c else B; cls(...)``
+            return _worse(*(
+                _randomness_of(ctx, dataset.with_changes(func=branch), binding.scope, binding.order, depth + 1)
+                for branch in (choice.body, choice.orelse)
+            ))
     qualname = ctx.resolver.resolve(dataset.func, scope, order) or ""
     project = ctx.project if qualname and not qualname.startswith(D.TORCH_ROOT) else None
     klass = project.class_target(qualname) if project is not None else None
@@ -266,9 +275,18 @@ def _randomness_of(ctx: FileContext, dataset, scope, order, depth: int) -> Tuple
         if inner in (MISSING, UNKNOWN):
             return None, ""
         return _randomness_of(ctx, inner, scope, order, depth + 1)
-    if qualname.startswith(D.TORCHVISION_DATASETS):
-        return _torchvision_randomness(ctx, dataset, scope, order), ""
+    if qualname.startswith(D.TRANSFORMED_DATASETS):
+        level = _torchvision_randomness(ctx, dataset, scope, order)
+        return level, ("applies MONAI random transforms (Rand*), each holding its own RandomState"
+                       if level == COPIED else "")
     return None, ""
+
+
+def _worse(one: Tuple[Optional[int], str], other: Tuple[Optional[int], str]) -> Tuple[Optional[int], str]:
+    """Of two datasets a run may build, the one that draws more (not seen: None, the worst)."""
+    if one[0] is None or other[0] is None:
+        return None, ""
+    return one if one[0] >= other[0] else other
 
 
 def _class_randomness(ctx: FileContext, klass) -> Tuple[int, str]:
@@ -348,11 +366,16 @@ def _transform_randomness(ctx: FileContext, expr, scope, order, depth: int) -> i
     name = ctx.resolver.resolve(expr.func, scope, order) or ""
     if name in RANDOM_TRANSFORMS:
         return RESEEDED
-    if name.rsplit(".", 1)[-1] in D.COMPOSING_TRANSFORMS and name.startswith(D.TORCHVISION_TRANSFORMS):
+    last = name.rsplit(".", 1)[-1]
+    if last in D.COMPOSING_TRANSFORMS and name.startswith(D.TRANSFORM_LIBRARIES):
         steps = find_arg(expr, "transforms", 0)
         if not isinstance(steps, (cst.List, cst.Tuple)):
             return UNSEEN
         return max([_transform_randomness(ctx, e.value, scope, order, depth + 1) for e in steps.elements] or [NOTHING])
+    if name.startswith(D.MONAI_TRANSFORMS):
+        # MONAI's random transforms hold their own RandomState, copied into every worker of a
+        # plain DataLoader; the others (LoadImaged, ScaleIntensityd, ...) draw nothing.
+        return COPIED if last.startswith(D.MONAI_RANDOM_PREFIX) else NOTHING
     return NOTHING if name.startswith(D.TORCHVISION_TRANSFORMS) else UNSEEN
 
 

@@ -45,7 +45,15 @@ TRANSFORM_WORDS = ("transform", "aug")
 # torchvision datasets draw only through their transforms.
 TORCHVISION_DATASETS = "torchvision.datasets."
 TORCHVISION_TRANSFORMS = "torchvision.transforms."
-TORCHVISION_TRANSFORM_KEYWORDS = frozenset({"transform", "target_transform", "transforms"})
+TORCHVISION_TRANSFORM_KEYWORDS = frozenset({"transform", "target_transform", "transforms", "img_transform",
+                                            "seg_transform", "label_transform"})
+# MONAI's datasets also draw only through their transforms; its random transforms (``Rand*``)
+# hold their own ``RandomState`` (monai/transforms/transform.py, ``Randomizable``).
+MONAI_DATASETS = "monai.data."
+MONAI_TRANSFORMS = "monai.transforms."
+MONAI_RANDOM_PREFIX = "Rand"
+TRANSFORMED_DATASETS = (TORCHVISION_DATASETS, MONAI_DATASETS)
+TRANSFORM_LIBRARIES = (TORCHVISION_TRANSFORMS, MONAI_TRANSFORMS)
 COMPOSING_TRANSFORMS = frozenset({"Compose"})
 # torch >= 1.9 reseeds NumPy's global RNG in every worker (PRs #56488/#56797).
 TORCH_RESEEDS_NUMPY_IN_WORKERS = (1, 9)
