@@ -363,6 +363,8 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
         for node in body.nodes[body.position[id(assign)] + 1:]:
             if isinstance(node, cst.Call) and _sorts_name(node, name):
                 return False  # sorted before any use that takes the order
+            if _guards_single_entry(node, name):
+                return False  # at most one entry from here on: no order to take
             if not isinstance(node, cst.Name) or node.value != name or body.inside(node, assign):
                 continue
             parent = body.parents.get(id(node))
@@ -375,6 +377,33 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
         return not loaded
     finally:
         body.following.discard(key)
+
+
+def _guards_single_entry(node, name: str) -> bool:
+    """``assert len(name) == 1``, ``if len(name) > 1: raise ...``: the program stops unless one entry."""
+    if isinstance(node, cst.Assert):
+        return _len_compared(node.test, name, _AT_MOST_ONE)
+    if isinstance(node, cst.If) and _len_compared(node.test, name, _MORE_THAN_ONE):
+        statements = node.body.body
+        last = statements[-1] if statements else None
+        return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
+    return False
+
+
+# ``len(x) <op> <number>`` tests true exactly when x holds at most one entry / more than one.
+_AT_MOST_ONE = {cst.Equal: (0, 1), cst.LessThanEqual: (0, 1), cst.LessThan: (1, 2)}
+_MORE_THAN_ONE = {cst.NotEqual: (1,), cst.GreaterThan: (1,), cst.GreaterThanEqual: (2,)}
+
+
+def _len_compared(test, name: str, operators) -> bool:
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    left, target = test.left, test.comparisons[0]
+    if not (isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "len"
+            and len(left.args) == 1 and isinstance(left.args[0].value, cst.Name) and left.args[0].value.value == name):
+        return False
+    numbers = operators.get(type(target.operator), ())
+    return isinstance(target.comparator, cst.Integer) and int(target.comparator.value) in numbers
 
 
 def _sorts_name(call: cst.Call, name: str) -> bool:

@@ -91,7 +91,7 @@ WEIGHT_LOADING_METHODS = frozenset({
     "load_pretrained", "load_model",
 })
 # ... and functions named like them (``load_tf_weights_in_gpt2(model, ...)``).
-WEIGHT_LOADING_NAME = re.compile(r"^load_\w*(?:weights|checkpoint|state_dict|pretrained)")
+WEIGHT_LOADING_NAME = re.compile(r"^load_\w*(?:weights|checkpoint|ckpt|state_dict|pretrained|network_pkl)")
 # Dropout draws in training mode only: a run that never trains and puts its model in
 # evaluation mode (``model.eval()``, ``model.train(False)``) draws no dropout mask.
 MASKS_DROPOUT = "masks dropout"
