@@ -85,7 +85,7 @@ print(DS()[0])
 TRAINING = """\
 import torch
 
-model = torch.nn.Linear(2, 1)
+model = torch.nn.Linear(2, 1).cuda()
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 loss = model(torch.ones(4, 2)).sum()
 loss.backward()

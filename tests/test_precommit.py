@@ -30,13 +30,16 @@ import os
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 def main():
     data = TensorDataset(torch.linspace(0, 1, 64).unsqueeze(1))
     loader = DataLoader(data, batch_size=4, shuffle=True, num_workers=2)
-    model = torch.nn.Linear(1, 1)
+    model = torch.nn.Linear(1, 1).to(DEVICE)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for (x,) in loader:
+        x = x.to(DEVICE)
         loss = (model(x) - 2 * x).pow(2).mean()
         optimizer.zero_grad()
         loss.backward()
@@ -161,7 +164,7 @@ def test_lint_hook_fails_with_det_reports_and_lines(tmp_path, installed, env):
     assert rc == 1, out
     assert hook_results(out) == {"determinism-lint": "Failed"}, out
     reported = re.findall(r"^(train\.py:\d+:\d+: DET\d+) ", out, re.M)
-    assert reported == ["train.py:9:14: DET202", "train.py:19:1: DET100", "train.py:19:1: DET303"], out
+    assert reported == ["train.py:11:14: DET202", "train.py:22:1: DET100", "train.py:22:1: DET303"], out
     # Only DET codes: the unused `import os` (F401) is not ours to report.
     assert "F401" not in out
 

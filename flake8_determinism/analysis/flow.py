@@ -391,8 +391,9 @@ def _guards_single_entry(node, name: str) -> bool:
 
 
 # ``len(x) <op> <number>`` tests true exactly when x holds at most one entry / more than one.
-_AT_MOST_ONE = {cst.Equal: (0, 1), cst.LessThanEqual: (0, 1), cst.LessThan: (1, 2)}
-_MORE_THAN_ONE = {cst.NotEqual: (1,), cst.GreaterThan: (1,), cst.GreaterThanEqual: (2,)}
+# (Operators by class name: libcst is imported only when a file is analysed.)
+_AT_MOST_ONE = {"Equal": (0, 1), "LessThanEqual": (0, 1), "LessThan": (1, 2)}
+_MORE_THAN_ONE = {"NotEqual": (1,), "GreaterThan": (1,), "GreaterThanEqual": (2,)}
 
 
 def _len_compared(test, name: str, operators) -> bool:
@@ -402,7 +403,7 @@ def _len_compared(test, name: str, operators) -> bool:
     if not (isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "len"
             and len(left.args) == 1 and isinstance(left.args[0].value, cst.Name) and left.args[0].value.value == name):
         return False
-    numbers = operators.get(type(target.operator), ())
+    numbers = operators.get(type(target.operator).__name__, ())
     return isinstance(target.comparator, cst.Integer) and int(target.comparator.value) in numbers
 
 
