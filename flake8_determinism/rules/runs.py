@@ -27,6 +27,7 @@ from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 from ..tables.run_uses import (
     LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS,
 )
+from ..tables.run_uses import GPU_KEYWORDS, GPU_PICKING, GPU_WORDS
 from ..tables.run_uses import (
     EVAL_METHODS, INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY, TRAIN_MODE_METHODS,
     loads_weights,
@@ -514,10 +515,6 @@ def _training_call(ctx: FileContext, site: CallSite) -> bool:
     return qualname.startswith("mmengine.runner.Runner") or _to_training_mode(site)
 
 
-# Frameworks that put the run on the GPU when there is one.
-GPU_PICKING = ("accelerate.Accelerator", "mmengine.runner.Runner", "mmengine.runner.FlexibleRunner")
-
-
 def _to_training_mode(site: CallSite) -> bool:
     """``model.train()``, MindSpore's ``net.set_train()``, ``Model(...).train(epochs, data)``: a run
     that puts a model in training mode trains (MindSpore's loop has no ``.backward()``)."""
@@ -541,8 +538,10 @@ def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:
     ):
         return True
     for arg in site.node.args:
+        if arg.keyword is not None and arg.keyword.value in GPU_KEYWORDS:
+            return True
         value = arg.value
-        if isinstance(value, cst.SimpleString) and any(word in value.value for word in ("cuda", "gpu")):
+        if isinstance(value, cst.SimpleString) and any(word in value.value for word in GPU_WORDS):
             return True
     return False
 

@@ -112,3 +112,12 @@ TRAINING_SWITCHES = frozenset({
     "train", "training", "is_train", "is_training", "train_mode", "training_mode", "do_train", "for_training",
     "augment", "augmentation", "do_augment", "shuffle", "random", "randomize", "random_sample",
 })
+
+
+# A run that can use CUDA (DET303 needs one): calls that pick the GPU when there is one
+# (``torch_geometric.device('auto')``: cuda, else mps, else cpu -- torch_geometric/device.py),
+# string arguments naming it, and keywords that only a GPU run passes (DDP's ``device_ids``).
+GPU_PICKING = ("accelerate.Accelerator", "mmengine.runner.Runner", "mmengine.runner.FlexibleRunner",
+               "torch_geometric.device")
+GPU_WORDS = ("cuda", "gpu")
+GPU_KEYWORDS = frozenset({"device_ids"})

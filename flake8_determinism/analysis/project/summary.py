@@ -29,12 +29,12 @@ from ...tables.rng_draws import TORCH_IGNORES_GENERATOR
 from ...tables.run_uses import INITIALIZES, LIBRARY_DRAWS, MASKS_DROPOUT, PRETRAINED_KEYWORDS
 from ...tables.run_uses import TORCH_MODEL_BUILDER_PREFIXES
 from ...tables.run_uses import EVAL_METHODS, PARAMETER_CLASSES, TORCH_MODEL_BUILDERS, TRAIN_MODE_METHODS
-from ...tables.run_uses import WEIGHT_LAYERS, loads_weights
+from ...tables.run_uses import GPU_KEYWORDS, GPU_PICKING, GPU_WORDS, WEIGHT_LAYERS, loads_weights
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 11
+VERSION = 12
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
@@ -501,9 +501,11 @@ def _mentions_gpu(call: ast.Call, method: str, name: Optional[str]) -> bool:
     the run can use CUDA (DET303)."""
     if method == "cuda" or ((name or "").startswith("torch.cuda.") and name not in T.SEEDERS):
         return True
+    if (name or "").startswith(GPU_PICKING) or any(k.arg in GPU_KEYWORDS for k in call.keywords):
+        return True
     values = list(call.args) + [k.value for k in call.keywords]
     return any(
-        isinstance(v, ast.Constant) and isinstance(v.value, str) and ("cuda" in v.value or "gpu" in v.value)
+        isinstance(v, ast.Constant) and isinstance(v.value, str) and any(word in v.value for word in GPU_WORDS)
         for v in values
     )
 
