@@ -110,7 +110,8 @@ def loads_weights(method: str) -> bool:
 # shuffling (``create_dataset(path, train_mode=False)`` in an evaluation script).
 TRAINING_SWITCHES = frozenset({
     "train", "training", "is_train", "is_training", "train_mode", "training_mode", "do_train", "for_training",
-    "augment", "augmentation", "do_augment", "shuffle", "random", "randomize", "random_sample",
+    "test_train", "train_flag", "augment", "augmentation", "do_augment", "shuffle", "random", "randomize",
+    "random_sample",
 })
 
 
