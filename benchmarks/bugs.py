@@ -8,7 +8,8 @@ BUGS_DIR holds one folder per mined fix (kept outside the repository; never comm
 ``before/`` (the project at the parent commit), optionally ``after/`` (at the fix), and
 ``meta.json`` with ``flag_at`` (``path:line`` where the pre-fix code should be reported),
 ``entry`` (the script the run starts from), ``files`` (the changed ranges, ``before_lines``),
-``expected_codes`` and ``in_contract``.
+``expected_codes``, ``in_contract`` and optionally ``target_torch_version`` (the torch the
+project was written for, where the bug depends on it).
 
 A bug counts as **caught** when the pre-fix project gets a report with one of the expected
 codes in the file of ``flag_at`` within 3 lines of it or inside a changed range -- or, for the
@@ -33,9 +34,9 @@ RUN_CODES = frozenset({"DET100", "DET101", "DET102", "DET104", "DET106", "DET107
 NEAR = 3
 
 
-def settings_for(root: Path, strict: bool) -> Settings:
+def settings_for(root: Path, strict: bool, torch_version: str = "") -> Settings:
     accepted = inspect.signature(Settings.from_values).parameters
-    values = {"strict": strict}
+    values = {"strict": strict, "torch_version": torch_version or None}
     if "project_root" in accepted:
         values.update(project_root=str(root), cache=False)
     return Settings.from_values(**values)
@@ -59,7 +60,7 @@ def judge(bug: Path, strict: bool) -> Tuple[bool, List[str], dict]:
     entry = meta.get("entry") or flag_file
     expected = set(meta.get("expected_codes") or ())
     ranges = [tuple(f["before_lines"]) for f in meta.get("files", ()) if f.get("path") == flag_file]
-    settings = settings_for(root, strict)
+    settings = settings_for(root, strict, meta.get("target_torch_version", ""))
     found: Dict[str, list] = {}
     for relative in sorted({flag_file, entry}):
         if (root / relative).is_file():

@@ -52,9 +52,10 @@ _LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del} | {
 
 # Parentheses that only group, ``((((x))))``, leave no trace in the ``ast`` tree but nest in
 # libcst's; a run of them is found in the text (in a string too: that only overestimates).
-# Each alternative between two ``(`` starts with its own character, so matching stays linear
-# (overlapping ``\s*`` runs made it quadratic in a long run of spaces).
-_GROUPING_RUN = re.compile(r"\((?:(?:[ \t\f\r\n]|\\|#[^\r\n]*)*\()+")
+# Each alternative between two ``(`` starts with its own character and a comment runs to the
+# end of its line, so matching stays linear (overlapping ``\s*`` runs made it quadratic in a
+# long run of spaces; a comment that could end at any ``#`` made a banner of ``#`` exponential).
+_GROUPING_RUN = re.compile(r"\((?:(?:[ \t\f\r\n]|\\|#[^\r\n]*(?![^\r\n]))*\()+")
 
 
 class Estimate(NamedTuple):

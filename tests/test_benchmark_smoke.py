@@ -48,15 +48,18 @@ def test_header_counts_the_limited_files(report):
     assert lines > 0
 
 
-@pytest.mark.parametrize("label", ["flake8 -j1 without plugin", "flake8 -j1 with DET"])
+@pytest.mark.parametrize("label", [
+    "flake8 -j1 without plugin", "flake8 -j1 with DET, cold", "flake8 -j1 with DET, warm"])
 def test_flake8_rows(report, label):
     pattern = r"^%s\s*: wall\s+%s s  cpu\s+%s s  peak RSS\s+%s MB" % (re.escape(label), NUMBER, NUMBER, NUMBER)
     wall, cpu, rss = _numbers(report, pattern)
     assert wall > 0 and cpu > 0 and rss > 0
 
 
-def test_ratio_row(report):
-    wall, cpu = _numbers(report, r"^ratio with/without\s*: wall %sx  cpu %sx" % (NUMBER, NUMBER))
+@pytest.mark.parametrize("cache", ["cold", "warm"])
+def test_ratio_rows(report, cache):
+    # Cold: no summaries or findings on disk yet; warm: the same command again.
+    wall, cpu = _numbers(report, r"^ratio %s/without\s*: wall %sx  cpu %sx" % (cache, NUMBER, NUMBER))
     assert wall > 0 and cpu > 0
 
 

@@ -54,10 +54,13 @@ def case(script, expected, unsafe=False, needs=(), data_dir=False):
 
 
 CASES = [
-    case("torch_train.py", ["DET100", "DET101", "DET102", "DET202", "DET303", "DET401"]),
-    case("module_level.py", ["DET100", "DET102", "DET104", "DET303"]),
-    case("helper_forgets_torch.py", ["DET104", "DET303"]),
-    case("numpy_sklearn.py", ["DET100", "DET102", "DET108"], needs=["sklearn"]),
+    # One report per cause: a run that seeds nothing gets DET100 naming every RNG it uses
+    # (not DET101/102/104 as well); dropout is part of that cause (DET401 is strict); none
+    # of these runs can use CUDA, so DET303 is quiet.
+    case("torch_train.py", ["DET100", "DET202"]),
+    case("module_level.py", ["DET100"]),
+    case("helper_forgets_torch.py", ["DET104"]),
+    case("numpy_sklearn.py", ["DET100", "DET108"], needs=["sklearn"]),
     # list(set(<strings from a function>)): sorted() over elements whose type the codemod
     # cannot see is an unsafe fix.
     case("listing_and_set.py", ["DET206", "DET207"], unsafe=True, data_dir=True),
