@@ -234,8 +234,9 @@ def _attribute_order_used(ctx, attribute: str, assign, site: CallSite, body, dep
             if not (_self_attribute(node) and node.attr.value == attribute):
                 continue
             parent = method_body.parents.get(id(node))
-            sorts = isinstance(parent, cst.Attribute) and parent.attr.value == "sort"
-            if isinstance(parent, cst.AssignTarget) or sorts:
+            # Sorting it or filling it (``self.files.append(path)``) takes no order.
+            fills = isinstance(parent, cst.Attribute) and parent.attr.value in ("sort", "append", "extend", "insert")
+            if isinstance(parent, cst.AssignTarget) or fills:
                 continue
             read = True
             if order_used(ctx, node, method, method_body, depth + 1):
@@ -328,7 +329,10 @@ def set_held_by(name: cst.Name, scope, order: int):
     """The set a variable of this scope was assigned: a display, a set comprehension, or a
     call of the builtin ``set``/``frozenset``; else None."""
     binding = lookup(scope, name.value, order)
-    if binding is None or binding.kind != "assign" or binding.scope is not scope:
+    home = scope
+    while home is not None and home.kind == "comprehension":
+        home = home.parent  # ``enumerate(classes)`` inside a comprehension reads the function's variable
+    if binding is None or binding.kind != "assign" or binding.scope not in (scope, home):
         return None
     value = binding.value
     if isinstance(value, (cst.Set, cst.SetComp)):
@@ -439,7 +443,9 @@ def _loop_order_free(ctx, loop: cst.For, site: CallSite, body: ScopeBody) -> boo
         return True  # os.walk with ``dirs.sort()`` and the files sorted: a fixed traversal
     if not checker.order_free(loop.body):
         return False
-    return not any(_variable_order_used(ctx, name, loop, site, body) for name in checker.appended)
+    if any(_variable_order_used(ctx, name, loop, site, body) for name in checker.appended):
+        return False
+    return not any(_attribute_order_used(ctx, name, loop, site, body, 0) for name in checker.appended_attributes)
 
 
 class _LoopBody:
@@ -449,6 +455,7 @@ class _LoopBody:
         self.loop, self.targets, self.site, self.body = loop, set(targets), site, body
         self.per_entry = per_entry  # a dropped call on the entry is work on that entry alone
         self.appended: Set[str] = set()  # lists filled in iteration order
+        self.appended_attributes: Set[str] = set()  # ``self.<name>`` lists filled so
         self.handles: Set[str] = set()  # files opened at a path made from the entry
 
     def walk_sorted(self) -> bool:
@@ -497,6 +504,8 @@ class _LoopBody:
     def small(self, stmt) -> bool:
         if isinstance(stmt, (cst.Pass, cst.Continue, cst.Raise, cst.Assert)):
             return True  # a check that stops on a bad entry, whatever the order: not a result
+        if isinstance(stmt, cst.Del):
+            return True  # entries removed one by one: the same survivors in any order
         if isinstance(stmt, cst.Return) and (stmt.value is None or literal(stmt.value)[0]):
             return True  # ``return True`` on the first match: an ``any()``
         if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
@@ -519,6 +528,13 @@ class _LoopBody:
             if method in ("append", "extend", "insert"):
                 self.appended.add(receiver)
                 return True
+        if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "insert"):
+            # ``self.files.append(path)``: a list on the instance, read in the class's other
+            # methods; any other container outside the loop keeps the iteration order.
+            if _self_attribute(func.value):
+                self.appended_attributes.add(func.value.attr.value)
+                return True
+            return False
         if is_log_call(call, self.site) or _set_method_call(call, self.site):
             return True
         spelled = dotted_name(func)

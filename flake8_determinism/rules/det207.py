@@ -31,6 +31,7 @@ _FOR_BEFORE = re.compile(r"\bfor\b[^:]*$")
 _SET_ASSIGNED = re.compile(r"=[ \t]*(?:set|frozenset)[ \t]*\(")
 _NAME_BEFORE = re.compile(r"(\w+)\s*(?::[^=\n]*)?:?$")
 _TAKEN_NAME = re.compile(r"(?:list|tuple|enumerate|zip|iter|join)\(\s*(\w+)\s*[,)]")
+_LOOPED_NAME = re.compile(r"for [^\n:]*? in (\w+)\s*:")
 
 
 def _set_in_order_taking_place(text: str) -> bool:
@@ -48,13 +49,14 @@ def _set_in_order_taking_place(text: str) -> bool:
 
 
 def _set_variable_taken(text: str) -> bool:
-    """``unique = set(...)`` and ``list(unique)`` somewhere."""
+    """``unique = set(...)`` and ``list(unique)`` or ``for x in unique:`` somewhere."""
     holders = set()
     for match in _SET_ASSIGNED.finditer(text):
         name = _NAME_BEFORE.search(text, max(0, match.start() - 120), match.start())
         if name:
             holders.add(name.group(1))
-    return bool(holders) and not holders.isdisjoint(_TAKEN_NAME.findall(text))
+    return bool(holders) and not (
+        holders.isdisjoint(_TAKEN_NAME.findall(text)) and holders.isdisjoint(_LOOPED_NAME.findall(text)))
 
 
 class OrderFromSet(Rule):
@@ -121,6 +123,7 @@ class OrderFromSet(Rule):
             if not hash_stable(site.node, site) and self._order_taken(ctx, site.node, site):
                 yield Report(site.node, "%s %s" % (_describe(site.node), _MESSAGE), fix=_sorted_fix(ctx, site.node))
         yield from self._set_variables(ctx)
+        yield from self._loops_over_set_variables(ctx)
         yield from self._project_sets(ctx)
 
     def _project_sets(self, ctx: FileContext) -> Iterator[Report]:
@@ -157,9 +160,7 @@ class OrderFromSet(Rule):
         return False
 
     def _set_variables(self, ctx: FileContext) -> Iterator[Report]:
-        """``labels = set(y)`` ... ``list(labels)``, ``enumerate(labels)``, ``",".join(labels)``.
-        Loops over such a variable are left alone: mostly order-free work
-        (membership updates, deletes)."""
+        """``labels = set(y)`` ... ``list(labels)``, ``enumerate(labels)``, ``",".join(labels)``."""
         for site in ctx.index.calls:
             call = site.node
             if not call.args or not isinstance(call.args[0].value, cst.Name):
@@ -175,6 +176,22 @@ class OrderFromSet(Rule):
                 continue
             yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE),
                          fix=_sorted_fix(ctx, call.args[0].value, held, call))
+
+
+    def _loops_over_set_variables(self, ctx: FileContext) -> Iterator[Report]:
+        """``tags = set()`` ... ``for tag in tags: vocab.add_item(tag)``: a loop whose work
+        keeps the iteration order (membership updates, deletes, per-entry work do not)."""
+        from ..analysis.index import CallSite
+
+        for loop, scope, fn, order in ctx.index.loops:
+            if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Name):
+                continue
+            site = CallSite(loop.iter, scope, fn, order)
+            held = set_held_by(loop.iter, scope, order)
+            if held is None or hash_stable(held, site) or not loop_order_used(ctx, loop, site):
+                continue
+            yield Report(loop.iter, "for ... in %s %s" % (loop.iter.value, _MESSAGE),
+                         fix=_sorted_fix(ctx, loop.iter, held))
 
 
 # Calls that hand the set's order on unchanged: where it goes decides.
