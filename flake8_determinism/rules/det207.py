@@ -228,6 +228,8 @@ def hash_stable(node, site: CallSite) -> bool:
         if not node.args:
             return False  # an empty set, filled later: its elements are not known here
         source = node.args[0].value
+        if _array_values(source):
+            return True
         if isinstance(source, cst.Call):
             name = builtin_name(source, site)
             if name == "range":
@@ -243,6 +245,17 @@ def hash_stable(node, site: CallSite) -> bool:
         if isinstance(source, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
             return _numeric(source.elt, site)
     return False
+
+
+def _array_values(expr) -> bool:
+    """``ids.tolist()`` (the numbers of a tensor or array), also concatenated to a list:
+    ``set(region + neighbours.tolist())`` -- a list joined to numbers holds numbers."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return _array_values(expr.left) or _array_values(expr.right)
+    return (
+        isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "tolist"
+    )
 
 
 _NUMERIC_CALLS = frozenset({"int", "float", "len", "ord", "round", "abs", "hash", "bool", "complex"})

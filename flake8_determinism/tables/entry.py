@@ -9,7 +9,8 @@ import re
 
 # Module-level calls that only configure (RULES.md "Configuration is not work").
 DECLARATIVE_PREFIXES = ("warnings.", "logging.", "sys.path.", "__all__.", "os.environ.", "importlib.")
-DECLARATIVE_WORDS = ("register", "add_docstr", "setattr", "filterwarnings", "simplefilter",
+# ``warn_missing_pkg("torchvision")`` in an optional import's ``else:``: a warning, not work.
+DECLARATIVE_WORDS = ("register", "add_docstr", "setattr", "filterwarnings", "simplefilter", "warn",
                      "getLogger", "basicConfig", "setLevel", "addHandler", "_log_api_usage")
 # ``set_*``/``enable_*``/``disable_*`` (also ``torch._C._jit_set_*``, ``cv2.setNumThreads``),
 # ``matplotlib.use``, argparse and absl flag declarations.

@@ -71,6 +71,14 @@ SEEDERS = {
     "mmengine.runner.FlexibleRunner": _PY_NP_TORCH,
     "mmengine.runner.FlexibleRunner.from_cfg": _PY_NP_TORCH,
     "paddle.seed": frozenset(),
+    # speechbrain/utils/seed.py seed_everything: random, NumPy, torch and every CUDA device.
+    "speechbrain.utils.seed_everything": _PY_NP_TORCH,
+    "speechbrain.utils.seed.seed_everything": _PY_NP_TORCH,
+    # SpeechBrain recipes seed in the hparams file they load first thing in ``__main__``
+    # (``__set_seed: !apply:speechbrain.utils.seed_everything [!ref <seed>]``: 207 of the 242
+    # recipe files at speechbrain 9c826ef); the file comes from the command line, so loading
+    # one counts as that seeding.
+    "hyperpyyaml.load_hyperpyyaml": _PY_NP_TORCH,
 }
 
 # Methods that seed whatever object they are called on: Lightning Fabric's
