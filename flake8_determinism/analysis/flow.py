@@ -443,7 +443,8 @@ def _loop_order_free(ctx, loop: cst.For, site: CallSite, body: ScopeBody) -> boo
         return True  # os.walk with ``dirs.sort()`` and the files sorted: a fixed traversal
     if not checker.order_free(loop.body):
         return False
-    if any(_variable_order_used(ctx, name, loop, site, body) for name in checker.appended):
+    # A list made in the body (``flist = []`` ... ``flist.append(x)``) holds one iteration's items.
+    if any(_variable_order_used(ctx, name, loop, site, body) for name in checker.appended - checker.fresh):
         return False
     return not any(_attribute_order_used(ctx, name, loop, site, body, 0) for name in checker.appended_attributes)
 
@@ -456,6 +457,7 @@ class _LoopBody:
         self.per_entry = per_entry  # a dropped call on the entry is work on that entry alone
         self.appended: Set[str] = set()  # lists filled in iteration order
         self.appended_attributes: Set[str] = set()  # ``self.<name>`` lists filled so
+        self.fresh: Set[str] = set()  # names assigned in the body: new in every iteration
         self.handles: Set[str] = set()  # files opened at a path made from the entry
 
     def walk_sorted(self) -> bool:
@@ -578,6 +580,7 @@ class _LoopBody:
             return keyed and not _uses_position(value, dotted_name(target.value))
         if isinstance(target, cst.Name):
             self.targets.add(target.value)  # derived from the element
+            self.fresh.add(target.value)
             # A temporary of this iteration; one read after the loop keeps the last
             # element (order!), unless only the best one is kept (``if s > best: best = s``).
             return not self._read_after_loop(target.value) or self._under_comparison(target)
