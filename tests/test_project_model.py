@@ -320,6 +320,20 @@ def test_a_changed_module_the_lint_read_makes_it_lint_again(tmp_path):
     assert (4, "DET100") in plugin_findings(tmp_path / "train.py")
 
 
+def test_an_edited_hparams_file_makes_it_lint_again(tmp_path):
+    """A loaded configuration file decides whether the run seeds; the cache watches it too."""
+    hparams = tmp_path / "hparams" / "train.yaml"
+    write(tmp_path, {
+        "pyproject.toml": "", "hparams/train.yaml": "__set_seed: !apply:speechbrain.utils.seed_everything [1]\n",
+        "train.py": TRAIN.format(imports="from hyperpyyaml import load_hyperpyyaml",
+                                 call="hparams = load_hyperpyyaml(open('hparams/train.yaml'))")})
+    assert "DET100" not in {code for _, code in plugin_findings(tmp_path / "train.py")}
+    model.forget()
+    time.sleep(0.01)
+    hparams.write_text("lr: 0.1\n")
+    assert (4, "DET100") in plugin_findings(tmp_path / "train.py")
+
+
 def test_a_module_that_appears_makes_it_lint_again(tmp_path):
     """The lint found no ``helpers`` module; once there is one, the import resolves to it."""
     write(tmp_path, {"pyproject.toml": "",

@@ -121,6 +121,8 @@ class ModuleFacts:
         if isinstance(site.node.func, cst.Attribute) and name in T.SEEDING_METHODS:
             return T.SEEDING_METHODS[name]  # ``fabric.seed_everything(...)``, whatever ``fabric`` is
         if qualname is not None:
+            if qualname in T.CONFIG_FILE_SEEDERS and self._config_seeds(qualname) is False:
+                return _EMPTY  # the run's configuration files seed nothing
             if qualname in T.SEEDERS:
                 return T.SEEDERS[qualname]
             if T.seeds_when_built(qualname):
@@ -141,6 +143,10 @@ class ModuleFacts:
         if qualname is None and isinstance(site.node.func, cst.Attribute) and name in T.OBJECT_SEED_METHODS:
             return _EMPTY  # ``g.manual_seed(0)``: seeds that generator object only
         return T.ALL_FRAMEWORKS
+
+    def _config_seeds(self, loader: str) -> Optional[bool]:
+        project = self._project() if self._asks_project else None
+        return project.config_seeds(loader) if project is not None else None
 
     def project_effects(self, qualname: Optional[str], name: str = "", site: Optional[CallSite] = None):
         """What calling ``qualname`` (at ``site``) does, when the project defines it (``project.Effects``)."""

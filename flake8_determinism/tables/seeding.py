@@ -76,10 +76,19 @@ SEEDERS = {
     "speechbrain.utils.seed.seed_everything": _PY_NP_TORCH,
     # SpeechBrain recipes seed in the hparams file they load first thing in ``__main__``
     # (``__set_seed: !apply:speechbrain.utils.seed_everything [!ref <seed>]``: 207 of the 242
-    # recipe files at speechbrain 9c826ef); the file comes from the command line, so loading
-    # one counts as that seeding.
+    # recipe files at speechbrain 9c826ef); see CONFIG_FILE_SEEDERS.
     "hyperpyyaml.load_hyperpyyaml": _PY_NP_TORCH,
 }
+
+# Loaders of configuration files that can seed: the file comes from the command line, so the
+# project's files of that kind beside the entry script (its folder and the folders in it)
+# decide.  Loading one seeds when any of them names the seeding helper; when there are such
+# files and none does, loading seeds nothing; with none found (or no project), it counts as
+# seeding.  loader -> (file suffixes, words that seed).
+CONFIG_FILE_SEEDERS = {
+    "hyperpyyaml.load_hyperpyyaml": ((".yaml", ".yml"), ("seed_everything",)),
+}
+CONFIG_FILES_READ = 64  # at most this many files are read per entry script
 
 # Methods that seed whatever object they are called on: Lightning Fabric's
 # ``fabric.seed_everything(...)`` (catalog §8) seeds like the function.

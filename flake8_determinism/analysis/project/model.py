@@ -589,6 +589,51 @@ class FileView:
     def where(self, use: Use) -> str:
         return "%s:%d" % (self.project.relative(use.path), use.line)
 
+    def config_seeds(self, loader: str) -> Optional[bool]:
+        """Does a configuration file that ``loader`` may load seed the run (tables/seeding.py
+        CONFIG_FILE_SEEDERS)?  The files beside this entry script, and one folder down, are
+        read; None when there are none.  Each file read is witnessed: editing one re-lints."""
+        suffixes, words = T.CONFIG_FILE_SEEDERS[loader]
+        found = None
+        for path in _config_files(os.path.dirname(self.path), suffixes, T.CONFIG_FILES_READ):
+            saw_module(path, stamp(path))
+            try:
+                with open(path, "rb") as handle:
+                    text = handle.read(1 << 20).decode("utf-8", "replace")
+            except OSError:
+                continue
+            if any(word in text for word in words):
+                return True
+            found = False
+        return found
+
+
+def _config_files(folder: str, suffixes: Tuple[str, ...], limit: int) -> List[str]:
+    """Files ending in ``suffixes`` in ``folder`` and its direct subfolders, sorted, at most ``limit``."""
+    found: List[str] = []
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:
+        return found
+    subfolders = []
+    for entry in entries:
+        try:
+            if entry.is_file() and entry.name.endswith(suffixes):
+                found.append(entry.path)
+            elif entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
+                subfolders.append(entry.path)
+        except OSError:
+            continue
+    for sub in subfolders:
+        if len(found) >= limit:
+            break
+        try:
+            names = sorted(os.listdir(sub))
+        except OSError:
+            continue
+        found += [os.path.join(sub, n) for n in names if n.endswith(suffixes)]
+    return found[:limit]
+
 
 def imports_project_module(tree: ast.Module, path: str, settings) -> bool:
     """Does a module import (anywhere in it) a module of its project?  A few ``stat`` calls."""
