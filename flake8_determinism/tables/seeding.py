@@ -98,7 +98,9 @@ SEEDING_METHODS = {"seed_everything": _PY_NP_TORCH}
 # and torch when built: ``set_seed(args.seed)`` (or ``enable_full_determinism``),
 # ``TrainingArguments.seed`` defaulting to 42 (catalog §8).  Anything built before
 # the Trainer (the model, its new head, a PEFT adapter) is initialised unseeded.
-SEEDING_TRAINER_ROOTS = frozenset({"transformers", "trl"})
+# sentence-transformers' SentenceTransformerTrainer (and CrossEncoderTrainer, SparseEncoderTrainer)
+# subclass it (sentence_transformers/trainer.py).
+SEEDING_TRAINER_ROOTS = frozenset({"transformers", "trl", "sentence_transformers"})
 SEEDING_TRAINER_SUFFIX = "Trainer"
 TRAINER_SEEDS = _PY_NP_TORCH
 SEEDABLE_ROOTS |= SEEDING_TRAINER_ROOTS  # a Trainer script: the block calls transformers.set_seed
