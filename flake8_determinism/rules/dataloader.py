@@ -96,8 +96,22 @@ def flag(call, where) -> Optional[bool]:
     return bool(constant) if known else True
 
 
-def uses_workers(call) -> Optional[bool]:
+def uses_workers(call, site: Optional[CallSite] = None) -> Optional[bool]:
+    """``num_workers=`` on; a local constant (``num_workers = 0`` above the call) is read."""
+    value = find_arg(call, *D.NUM_WORKERS)
+    if site is not None and isinstance(value, cst.Name):
+        binding = lookup(site.scope, value.value, site.order)
+        if binding is not None and binding.kind == "assign" and binding.value is not None:
+            known, constant = literal(binding.value)
+            if known:
+                return bool(constant)
     return flag(call, D.NUM_WORKERS)
+
+
+def says_in_order(call) -> bool:
+    """``shuffle=False`` written out: the author wants the data in order (evaluation)."""
+    value = find_arg(call, *D.SHUFFLE)
+    return value not in (MISSING, UNKNOWN) and literal(value) == (True, False)
 
 
 def shuffles(call) -> Optional[bool]:

@@ -85,7 +85,7 @@ class DataLoaderWorkersWithoutInitFn(Rule):
         strict = ctx.settings.strict
         for site in dataloader.dataloaders(ctx):
             call = dataloader.effective_call(ctx, site)
-            if dataloader.uses_workers(call) is not True:
+            if dataloader.uses_workers(call, site) is not True:
                 continue
             if find_arg(call, *WORKER_INIT_FN) is UNKNOWN or not absent_or_none(call, *WORKER_INIT_FN):
                 continue

@@ -24,7 +24,9 @@ class DataLoaderWithoutGenerator(Rule):
     and no ``generator`` (or ``None``); not when ``**kwargs`` may carry it (a
     dict built in the same scope is read).  Workers without shuffling are not
     reported when the dataset is visible here and draws nothing (a class of this
-    module, or a torchvision dataset whose transforms are all deterministic).
+    module or of the project, or a torchvision dataset whose transforms are all
+    deterministic), nor, by default, when the call says ``shuffle=False`` and the
+    dataset cannot be seen (an evaluation loader; strict mode reports it).  ``num_workers`` set from a local constant is read.
     The message says what is true where it runs: torch not seeded before it (the
     order changes every run), seeded (reproducible, but tied to every earlier
     draw), or a library function (the caller's seeding decides).
@@ -89,7 +91,7 @@ class DataLoaderWithoutGenerator(Rule):
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for site in dataloader.dataloaders(ctx):
             call = dataloader.effective_call(ctx, site)
-            shuffles, workers = dataloader.shuffles(call), dataloader.uses_workers(call)
+            shuffles, workers = dataloader.shuffles(call), dataloader.uses_workers(call, site)
             if shuffles is not True and workers is not True:
                 continue
             if find_arg(call, *GENERATOR) is UNKNOWN or not absent_or_none(call, *GENERATOR):
@@ -98,6 +100,8 @@ class DataLoaderWithoutGenerator(Rule):
                 draws, _ = dataloader.dataset_randomness(ctx, call, site)
                 if draws == dataloader.NOTHING:
                     continue  # the workers draw nothing: their seeds change nothing
+                if draws is None and dataloader.says_in_order(call) and not ctx.settings.strict:
+                    continue  # ``shuffle=False`` on a dataset not seen here (a validation loader): strict
             fix = dataloader.argument_fix(ctx, site, call, GENERATOR[0], dataloader.GENERATOR_TEMPLATE,
                                           "pass a seeded generator")
             if fix is not None and workers is not False and not dataloader.lightning_seeds_workers(ctx):
