@@ -3,7 +3,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
-from ..tables.sklearn import NOT_NONE, POSITIVE, SKLEARN_RANDOM_STATE
+from .._lazy import cst
+from ..tables.sklearn import NOT_NONE, POSITIVE, SKLEARN_RANDOM_STATE, TEMPLATE_KEYWORDS
 from ..fix import edits
 from .base import Report, Rule
 
@@ -71,6 +72,8 @@ class SklearnWithoutRandomState(Rule):
             condition = SKLEARN_RANDOM_STATE[site.qualname]
             if condition is not None and not _holds(site.node, condition):
                 continue
+            if _template(ctx, site.node):
+                continue
             yield Report(
                 site.node,
                 "%s() without random_state uses NumPy's global RNG, so its result changes between runs"
@@ -78,6 +81,19 @@ class SklearnWithoutRandomState(Rule):
                 fix=edits.set_argument(site.node, "random_state", None, "{SEED}", "pass random_state=SEED")
                 if ctx.facts.is_entry else None,
             )
+
+
+def _template(ctx: FileContext, call) -> bool:
+    """``BaggingClassifier(estimator=DecisionTreeClassifier())``, ``_validate_estimator(default=
+    DecisionTreeClassifier())``: a template the ensemble clones and seeds from its own
+    ``random_state`` (sklearn's ``_set_random_states``)."""
+    parent = ctx.index.parents.get(id(call))
+    if not isinstance(parent, cst.Call):
+        return False
+    return any(
+        arg.value is call and arg.keyword is not None and arg.keyword.value in TEMPLATE_KEYWORDS
+        for arg in parent.args
+    )
 
 
 def _holds(call, condition) -> bool:

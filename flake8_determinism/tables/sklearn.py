@@ -86,3 +86,9 @@ _add("datasets", "fetch_covtype fetch_kddcup99 fetch_rcv1", _SHUFFLE_ON)
 _add("inspection", "permutation_importance")
 _add("metrics", "silhouette_score", When("sample_size", (NOT_NONE,), None))
 _add("feature_selection", "mutual_info_classif mutual_info_regression")
+
+# Keywords under which an estimator is a template an ensemble clones and seeds from its own
+# ``random_state`` (sklearn/ensemble/_base.py ``_make_estimator`` -> ``_set_random_states``):
+# Bagging*, AdaBoost*, imbalanced-learn's ensembles, ``_validate_estimator(default=...)``.
+# Not StackingClassifier's ``final_estimator``: it is fitted as given.
+TEMPLATE_KEYWORDS = frozenset({"estimator", "base_estimator", "default"})
