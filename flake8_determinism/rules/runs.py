@@ -27,7 +27,7 @@ from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 from ..tables.run_uses import (
     LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS,
 )
-from ..tables.run_uses import GPU_KEYWORDS, GPU_PICKING, GPU_WORDS
+from ..tables.run_uses import GPU_KEYWORDS, GPU_PICKING, names_gpu
 from ..tables.run_uses import (
     EVAL_METHODS, INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY, TRAIN_MODE_METHODS,
     loads_weights,
@@ -541,7 +541,7 @@ def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:
         if arg.keyword is not None and arg.keyword.value in GPU_KEYWORDS:
             return True
         value = arg.value
-        if isinstance(value, cst.SimpleString) and any(word in value.value for word in GPU_WORDS):
+        if isinstance(value, cst.SimpleString) and names_gpu(value.evaluated_value):
             return True
     return False
 

@@ -120,5 +120,11 @@ TRAINING_SWITCHES = frozenset({
 # string arguments naming it, and keywords that only a GPU run passes (DDP's ``device_ids``).
 GPU_PICKING = ("accelerate.Accelerator", "mmengine.runner.Runner", "mmengine.runner.FlexibleRunner",
                "torch_geometric.device")
-GPU_WORDS = ("cuda", "gpu")
 GPU_KEYWORDS = frozenset({"device_ids"})
+# A string naming the device: "cuda", "cuda:0", "gpu", "/gpu:0", "cuda:%d" -- not prose that
+# mentions one (``ArgumentParser("multi-gpu training")``, ``help="GPU device ID"``).
+_GPU_DEVICE = re.compile(r"^\s*/?(?:device:)?(?:cuda|gpu)(?::[\w%{}]*)?\s*$", re.IGNORECASE)
+
+
+def names_gpu(text) -> bool:
+    return isinstance(text, str) and _GPU_DEVICE.match(text) is not None

@@ -29,12 +29,12 @@ from ...tables.rng_draws import TORCH_IGNORES_GENERATOR
 from ...tables.run_uses import INITIALIZES, LIBRARY_DRAWS, MASKS_DROPOUT, PRETRAINED_KEYWORDS
 from ...tables.run_uses import TORCH_MODEL_BUILDER_PREFIXES
 from ...tables.run_uses import EVAL_METHODS, PARAMETER_CLASSES, TORCH_MODEL_BUILDERS, TRAIN_MODE_METHODS
-from ...tables.run_uses import GPU_KEYWORDS, GPU_PICKING, GPU_WORDS, WEIGHT_LAYERS, loads_weights
+from ...tables.run_uses import GPU_KEYWORDS, GPU_PICKING, WEIGHT_LAYERS, loads_weights, names_gpu
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 14
+VERSION = 15
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
@@ -505,8 +505,7 @@ def _mentions_gpu(call: ast.Call, method: str, name: Optional[str]) -> bool:
         return True
     values = list(call.args) + [k.value for k in call.keywords]
     return any(
-        isinstance(v, ast.Constant) and isinstance(v.value, str) and any(word in v.value for word in GPU_WORDS)
-        for v in values
+        isinstance(v, ast.Constant) and names_gpu(v.value) for v in values
     )
 
 
