@@ -517,6 +517,8 @@ class _LoopBody:
         if isinstance(stmt, cst.AnnAssign) and stmt.value is not None:
             return self.assignment(stmt.target, stmt.value)
         if isinstance(stmt, cst.AugAssign):
+            if isinstance(stmt.target, cst.Subscript):
+                return self.assignment(stmt.target, stmt.value)  # ``best[split] += [row]``: per key
             # ``count += 1``, ``total += size``: a count or sum, whatever the order.
             return isinstance(stmt.target, cst.Name) and not self._read_as_position(stmt.target.value)
         return False  # break, return, yield, del, raise, ...
@@ -595,7 +597,8 @@ class _LoopBody:
         )
 
     def _read_after_loop(self, name: str) -> bool:
-        for node in self.body.nodes:
+        start = self.body.position.get(id(self.loop), 0)  # reads above the loop see none of it
+        for node in self.body.nodes[start:]:
             if isinstance(node, cst.Name) and node.value == name and not self.body.inside(node, self.loop):
                 parent = self.body.parents.get(id(node))
                 if not isinstance(parent, (cst.AssignTarget, cst.Param)):
