@@ -29,7 +29,7 @@ from .scopes import FunctionInfo, Resolver, lookup
 from .switches import assignment_switches, call_switches
 
 _EMPTY: FrozenSet[str] = frozenset()
-_TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
+_TRAINER_ROOTS = ("lightning", "accelerate") + tuple(sorted(T.SEEDING_TRAINER_ROOTS))
 # Start their target in a new interpreter (the spawn start method), unseeded.
 SPAWNING = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"})
 SPAWN_METHODS = frozenset(name.rsplit(".", 1)[-1] for name in SPAWNING)

@@ -534,7 +534,7 @@ def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:
     if site.method_name == "cuda" or (name.startswith("torch.cuda.") and name not in T.SEEDERS):
         return True
     if name.startswith(GPU_PICKING) or (
-        name.endswith("Trainer") and name.split(".", 1)[0] in ("lightning", "transformers", "trl")
+        name.endswith("Trainer") and name.split(".", 1)[0] in T.SEEDING_TRAINER_ROOTS | {"lightning"}
     ):
         return True
     for arg in site.node.args:

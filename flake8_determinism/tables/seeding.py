@@ -108,7 +108,11 @@ MODEL_INIT_KEYWORD = "model_init"  # a Trainer that builds the model itself, aft
 # What draws new weights before such a Trainer seeds: a PEFT adapter (LoRA's A is
 # random), a pretrained model with a new head, a model built from a config.
 PEFT_CONFIG_KEYWORD = "peft_config"  # trl trainers wrap the model in an adapter first
-NEW_WEIGHTS_CALLS = frozenset({"peft.get_peft_model", "peft.inject_adapter_in_model"})
+# sentence-transformers' Dense, LSTM and CNN modules hold new nn.Linear / nn.LSTM / nn.Conv1d.
+NEW_WEIGHTS_CALLS = frozenset({
+    "peft.get_peft_model", "peft.inject_adapter_in_model", "sentence_transformers.models.Dense",
+    "sentence_transformers.models.LSTM", "sentence_transformers.models.CNN",
+})
 NEW_HEAD_SUFFIXES = ("ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering",
                      "ForMultipleChoice", "ForImageClassification", "ForAudioClassification",
                      "ForAudioFrameClassification", "ForSemanticSegmentation", "ForObjectDetection")
