@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, absent_or_none, find_arg, is_none
 from ..tables.seeding import (
-    MODEL_INIT_KEYWORD, NEW_HEAD_SUFFIXES, NEW_WEIGHTS_CALLS, NEW_WEIGHTS_METHODS, PEFT_CONFIG_KEYWORD, TORCH,
+    MODEL_INIT_KEYWORD, NEW_HEAD_KEYWORDS, NEW_HEAD_SUFFIXES, NEW_WEIGHTS_CALLS, NEW_WEIGHTS_METHODS, PEFT_CONFIG_KEYWORD, TORCH,
 )
 from .base import Report, Rule, module_report, seeding_fix
 from .runs import run_of, seeds_nothing, unseeded_summary
@@ -139,6 +139,8 @@ def _new_weights_first(ctx: FileContext, trainer) -> bool:
             continue
         name = ctx.qualname(site) or ""
         if name in NEW_WEIGHTS_CALLS or site.method_name in NEW_WEIGHTS_METHODS:
+            return True
+        if name in NEW_HEAD_KEYWORDS and find_arg(site.node, NEW_HEAD_KEYWORDS[name]) is not MISSING:
             return True
         if name.startswith("transformers.") and name.replace(".from_pretrained", "").endswith(NEW_HEAD_SUFFIXES):
             return True

@@ -533,6 +533,8 @@ def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:
     name = ctx.qualname(site) or ""
     if site.method_name == "cuda" or (name.startswith("torch.cuda.") and name not in T.SEEDERS):
         return True
+    if site.method_name.startswith("from_") and name.count("."):
+        name = name.rsplit(".", 1)[0]  # ``Trainer.from_argparse_args(args)`` builds a Trainer
     if name.startswith(GPU_PICKING) or (
         name.endswith("Trainer") and name.split(".", 1)[0] in T.SEEDING_TRAINER_ROOTS | {"lightning"}
     ):

@@ -117,6 +117,11 @@ NEW_HEAD_SUFFIXES = ("ForSequenceClassification", "ForTokenClassification", "For
                      "ForMultipleChoice", "ForImageClassification", "ForAudioClassification",
                      "ForAudioFrameClassification", "ForSemanticSegmentation", "ForObjectDetection")
 NEW_WEIGHTS_METHODS = frozenset({"from_config"})
+# Models built with a keyword that sizes a new head: ``CrossEncoder("bert-base-uncased", num_labels=1)``.
+NEW_HEAD_KEYWORDS = {
+    "sentence_transformers.CrossEncoder": "num_labels",
+    "sentence_transformers.cross_encoder.CrossEncoder": "num_labels",
+}
 
 
 def seeds_when_built(qualname: str) -> bool:
