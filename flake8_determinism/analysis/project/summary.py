@@ -22,6 +22,7 @@ import ast
 from typing import Dict, List, Optional, Tuple
 
 from ...tables import data_order as D
+from ...tables import determinism as DM
 from ...tables import seeding as T
 from ...tables.aliases import KNOWN_ROOTS
 from ...tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
@@ -34,9 +35,12 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 15
+VERSION = 16
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
+# A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
+# the events it is a SEED of that switch, as the linted module's facts count switches.
+SWITCH = "W"
 _TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
 _RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"})
 
@@ -88,6 +92,35 @@ def _argument(call: ast.Call, name: str, position: Optional[int]):
         if isinstance(found, ast.Starred):
             return None
     return found
+
+
+# Attributes whose assignment can turn a deterministic mode on.
+_SWITCH_ATTRIBUTES = frozenset({DM.CUDNN_DETERMINISTIC.rsplit(".", 1)[-1]})
+
+
+def _enabled(call: ast.Call, enabler) -> frozenset:
+    """The switches an ``ENABLERS`` call turns on (``analysis/switches.py`` for libcst)."""
+    if enabler.keyword is None and enabler.position is None:
+        state = True
+    else:
+        found = _argument(call, enabler.keyword, enabler.position)
+        known, constant = _literal(found) if found is not None else (True, False)
+        if not known:
+            return frozenset({DM.DETERMINISM_UNREAD})
+        if constant in enabler.warn:
+            return (enabler.switches - {DM.ALGORITHMS}) | {DM.ALGORITHMS_WARN_ONLY}
+        state = constant in enabler.on if enabler.on != (True,) else bool(constant)
+    if not state:
+        return frozenset()
+    if enabler.warn_keyword is not None:
+        warn = _keyword(call, enabler.warn_keyword)
+        if warn is not None:
+            known, constant = _literal(warn)
+            if not known:
+                return frozenset({DM.DETERMINISM_UNREAD})
+            if constant:
+                return (enabler.switches - {DM.ALGORITHMS}) | {DM.ALGORITHMS_WARN_ONLY}
+    return enabler.switches
 
 
 def _literal(node) -> Tuple[bool, object]:
@@ -149,7 +182,7 @@ class _Summarizer:
         if guard is not None and scope.kind == "function" and scope.names.get(guard, ("",))[0] == "param":
             for statement in node.body:
                 for inner in ast.walk(statement):
-                    if type(inner) is ast.Call:
+                    if type(inner) in (ast.Call, ast.Assign):
                         self.guarded.setdefault(id(inner), guard)
         return [(child, scope, body) for child in _children(node)]
 
@@ -177,6 +210,8 @@ class _Summarizer:
         targets = node.targets if type(node) is ast.Assign else [node.target]
         for target in targets:
             self._bind_target(target, node.value, scope)
+            if isinstance(target, ast.Attribute) and target.attr in _SWITCH_ATTRIBUTES and node.value is not None:
+                self.calls[body].append((node, scope, SWITCH, target))
         return [(child, scope, body) for child in _children(node)]
 
     def _loop(self, node, scope: _Scope, body: str):
@@ -314,6 +349,14 @@ class _Summarizer:
                 if kind == IMPORT:
                     events.append(((node.lineno, node.col_offset), (IMPORT, node.lineno, node.col_offset, extra)))
                     continue
+                if kind == SWITCH:
+                    switches = self._assigned_switches(extra, node.value, scope)
+                    if switches:
+                        event = (SEED, node.lineno, node.col_offset, switches)
+                        if id(node) in self.guarded:
+                            event = event + (self.guarded[id(node)],)
+                        events.append(((node.end_lineno, node.end_col_offset), event))
+                    continue
                 for event in self._call_events(node, scope):
                     if event[0] == USE and id(node) in self.in_parameters and event[4].startswith("draws"):
                         event = event[:4] + (INITIALIZES + event[4][len("draws"):],) + event[5:]
@@ -359,8 +402,20 @@ class _Summarizer:
             yield (CALL, line, col, name)
         yield from self._passed(call, scope)
 
+    def _assigned_switches(self, target: ast.Attribute, value, scope: _Scope) -> tuple:
+        """``torch.backends.cudnn.deterministic = True``: the switch it turns on; () otherwise."""
+        if self.resolve(target, scope) != DM.CUDNN_DETERMINISTIC:
+            return ()
+        known, constant = _literal(value)
+        if not known:
+            return (DM.DETERMINISM_UNREAD,)
+        return (DM.CUDNN_DETERMINISTIC,) if constant is True else ()
+
     def _library_event(self, name: str, call: ast.Call, spelled: str, line: int, col: int):
         bare = name.replace("()", "")
+        if name in DM.ENABLERS:
+            switches = _enabled(call, DM.ENABLERS[name]) | T.SEEDERS.get(name, frozenset())
+            return (SEED, line, col, tuple(sorted(switches))) if switches else None
         if name in T.SEEDERS:
             return (SEED, line, col, tuple(sorted(T.SEEDERS[name])))
         if T.seeds_when_built(name):
@@ -485,7 +540,9 @@ def _off(node) -> bool:
 
 
 def _guarding_name(test) -> Optional[str]:
-    """``if seed is not None:``, ``if seed:``, ``if seed != None:`` -> ``seed``."""
+    """``if seed is not None:``, ``if seed:``, ``if seed != None:``, ``if seed and ...:`` -> ``seed``."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        test = test.values[0]  # the body runs only when the first operand holds
     if isinstance(test, ast.Name):
         return test.id
     if (
