@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 from .._lazy import cst
 from ..analysis.nodes import dotted_name
 from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, order_used, set_held_by
+from ..analysis.scopes import lookup
 from ..tables.data_order import ORDER_TAKING
 from ..fix import edits
 from ..tables.aliases import KNOWN_ROOTS
@@ -172,6 +173,8 @@ class OrderFromSet(Rule):
             held = set_held_by(call.args[0].value, site.scope, site.order)
             if not isinstance(held, cst.Call) or hash_stable(held, site):
                 continue  # a variable holding set(...)/frozenset(...) of unknown elements
+            if _filled_with_numbers(ctx, held, call.args[0].value.value, site):
+                continue
             if carries and not order_used(ctx, call, site):
                 continue
             yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE),
@@ -188,7 +191,9 @@ class OrderFromSet(Rule):
                 continue
             site = CallSite(loop.iter, scope, fn, order)
             held = set_held_by(loop.iter, scope, order)
-            if held is None or hash_stable(held, site) or not loop_order_used(ctx, loop, site):
+            if held is None or hash_stable(held, site) or _filled_with_numbers(ctx, held, loop.iter.value, site):
+                continue
+            if not loop_order_used(ctx, loop, site):
                 continue
             yield Report(loop.iter, "for ... in %s %s" % (loop.iter.value, _MESSAGE),
                          fix=_sorted_fix(ctx, loop.iter, held))
@@ -245,6 +250,31 @@ def hash_stable(node, site: CallSite) -> bool:
         if isinstance(source, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
             return _numeric(source.elt, site)
     return False
+
+
+def _filled_with_numbers(ctx: FileContext, held, name: str, site: CallSite) -> bool:
+    """``labels = set()`` then only ``labels.add(val)`` with ``val = int(...)``: numbers."""
+    if not (isinstance(held, cst.Call) and not held.args):
+        return False
+    added = 0
+    for other in ctx.index.calls:
+        func = other.node.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name):
+            continue
+        if func.attr.value not in ("add", "update", "discard", "remove") or other.fn is not site.fn:
+            continue
+        if func.attr.value in ("discard", "remove"):
+            continue  # takes nothing in
+        if func.attr.value == "update" or len(other.node.args) != 1:
+            return False  # elements of an iterable we do not follow
+        value = other.node.args[0].value
+        if isinstance(value, cst.Name):
+            binding = lookup(other.scope, value.value, other.order)
+            value = binding.value if binding is not None and binding.kind == "assign" else None
+        if value is None or not _numeric(value, other):
+            return False
+        added += 1
+    return added > 0
 
 
 def _array_values(expr) -> bool:
