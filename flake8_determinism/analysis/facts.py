@@ -121,8 +121,10 @@ class ModuleFacts:
         if isinstance(site.node.func, cst.Attribute) and name in T.SEEDING_METHODS:
             return T.SEEDING_METHODS[name]  # ``fabric.seed_everything(...)``, whatever ``fabric`` is
         if qualname is not None:
-            if qualname in T.CONFIG_FILE_SEEDERS and self._config_seeds(qualname) is False:
-                return _EMPTY  # the run's configuration files seed nothing
+            if qualname in T.CONFIG_FILE_SEEDERS:
+                configured = self._config_seeds(qualname)
+                if configured is not None:
+                    return configured  # what the run's configuration files seed
             if qualname in T.SEEDERS:
                 return T.SEEDERS[qualname]
             if T.seeds_when_built(qualname):
@@ -144,7 +146,7 @@ class ModuleFacts:
             return _EMPTY  # ``g.manual_seed(0)``: seeds that generator object only
         return T.ALL_FRAMEWORKS
 
-    def _config_seeds(self, loader: str) -> Optional[bool]:
+    def _config_seeds(self, loader: str) -> Optional[FrozenSet[str]]:
         project = self._project() if self._asks_project else None
         return project.config_seeds(loader) if project is not None else None
 

@@ -82,11 +82,18 @@ SEEDERS = {
 
 # Loaders of configuration files that can seed: the file comes from the command line, so the
 # project's files of that kind beside the entry script (its folder and the folders in it)
-# decide.  Loading one seeds when any of them names the seeding helper; when there are such
-# files and none does, loading seeds nothing; with none found (or no project), it counts as
-# seeding.  loader -> (file suffixes, words that seed).
+# decide.  Loading one seeds what those files name (``__set_seed: !apply:torch.manual_seed``
+# seeds torch only); when there are such files and none seeds, loading seeds nothing; with none
+# found (or no project), it counts as the table above says.
+# loader -> (file suffixes, {word: frameworks it seeds}).
 CONFIG_FILE_SEEDERS = {
-    "hyperpyyaml.load_hyperpyyaml": ((".yaml", ".yml"), ("seed_everything",)),
+    "hyperpyyaml.load_hyperpyyaml": ((".yaml", ".yml"), {
+        "seed_everything": _PY_NP_TORCH,
+        "torch.manual_seed": frozenset({TORCH, CUDA}),
+        "np.random.seed": frozenset({NUMPY}),
+        "numpy.random.seed": frozenset({NUMPY}),
+        "random.seed": frozenset({RANDOM}),
+    }),
 }
 CONFIG_FILES_READ = 64  # at most this many files are read per entry script
 

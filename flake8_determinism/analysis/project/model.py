@@ -589,12 +589,12 @@ class FileView:
     def where(self, use: Use) -> str:
         return "%s:%d" % (self.project.relative(use.path), use.line)
 
-    def config_seeds(self, loader: str) -> Optional[bool]:
-        """Does a configuration file that ``loader`` may load seed the run (tables/seeding.py
-        CONFIG_FILE_SEEDERS)?  The files beside this entry script, and one folder down, are
-        read; None when there are none.  Each file read is witnessed: editing one re-lints."""
+    def config_seeds(self, loader: str) -> Optional[FrozenSet[str]]:
+        """What the configuration files that ``loader`` may load seed (tables/seeding.py
+        CONFIG_FILE_SEEDERS): the files beside this entry script, and one folder down; None
+        when there are none.  Each file read is witnessed: editing one re-lints."""
         suffixes, words = T.CONFIG_FILE_SEEDERS[loader]
-        found = None
+        found: Optional[FrozenSet[str]] = None
         for path in _config_files(os.path.dirname(self.path), suffixes, T.CONFIG_FILES_READ):
             saw_module(path, stamp(path))
             try:
@@ -602,9 +602,7 @@ class FileView:
                     text = handle.read(1 << 20).decode("utf-8", "replace")
             except OSError:
                 continue
-            if any(word in text for word in words):
-                return True
-            found = False
+            found = (found or frozenset()).union(*(seeds for word, seeds in words.items() if word in text))
         return found
 
 
