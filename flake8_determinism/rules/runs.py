@@ -27,7 +27,7 @@ from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 from ..tables.run_uses import (
     LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS,
 )
-from ..tables.run_uses import GPU_KEYWORDS, GPU_PICKING, names_gpu
+from ..tables.run_uses import GPU_KEYWORDS, GPU_PICKING, TRAINING_SWITCHES, names_gpu
 from ..tables.run_uses import (
     EVAL_METHODS, INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY, TRAIN_MODE_METHODS,
     loads_weights,
@@ -519,11 +519,20 @@ def _to_training_mode(site: CallSite) -> bool:
     """``model.train()``, MindSpore's ``net.set_train()``, ``Model(...).train(epochs, data)``: a run
     that puts a model in training mode trains (MindSpore's loop has no ``.backward()``)."""
     from ..analysis.args import literal
+    from ..analysis.nodes import dotted_name
 
     if not isinstance(site.node.func, cst.Attribute) or site.method_name not in TRAIN_MODE_METHODS:
         return False
     args = site.node.args
-    return not (len(args) == 1 and literal(args[0].value) == (True, False))
+    if len(args) != 1:
+        return True  # ``model.train()``; MindSpore's ``model.train(epochs, data)``
+    known, value = literal(args[0].value)
+    if known:
+        return bool(value)
+    # ``model.train(mode)``, ``net.train(self.training)``: a flag; ``index.train(vectors)``
+    # (FAISS clustering its data) is no model put in training mode.
+    spelled = dotted_name(args[0].value).rsplit(".", 1)[-1].lower()
+    return bool(spelled) and (spelled in TRAINING_SWITCHES or "mode" in spelled or "train" in spelled)
 
 
 def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:

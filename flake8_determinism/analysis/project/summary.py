@@ -35,7 +35,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 16
+VERSION = 17
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 # A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
@@ -586,7 +586,11 @@ def _trains(func, method: str, name: Optional[str], call: Optional[ast.Call] = N
     if isinstance(func, ast.Attribute) and call is not None and method in TRAIN_MODE_METHODS:
         # ``Model(...).train(epochs, data)`` trains; ``net.set_train()`` in a constructor only
         # sets a mode (a ``TrainStepWrap`` built for an export never steps).
-        return method == "train" and bool(call.args) and _literal(call.args[0]) != (True, False)
+        if method != "train" or not call.args:
+            return False
+        if len(call.args) == 1 and not _literal(call.args[0])[0]:
+            return False  # ``index.train(vectors)`` (FAISS), ``model.train(mode)``: not a training loop
+        return _literal(call.args[0]) != (True, False)
     if isinstance(func, ast.Attribute):
         if method == "backward":
             return True
