@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 from .._lazy import cst
 
 from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none
+from ..analysis.scopes import enclosing_class
 from ..tables.rng_objects import ALWAYS_UNSEEDED, UNSEEDED_CONSTRUCTORS
 from ..fix import edits
 from .base import Report, Rule, last_parts
@@ -21,7 +22,9 @@ class UnseededRngObject(Rule):
     ``Generator(PCG64())`` is reported once, at ``PCG64()``), ``random.Random()``,
     each also with an explicit ``None`` seed, and
     ``tf.random.Generator.from_non_deterministic_state()``.  ``torch.Generator()``
-    is not reported: it starts from a fixed default seed.
+    is not reported: it starts from a fixed default seed; nor an object stored on
+    ``self`` that a method of its class seeds (``self.rng.seed(s)`` in gym's
+    ``seed(self, s)``).
 
     Why it matters: an unseeded RNG object pulls fresh OS entropy, and
     ``np.random.seed`` does not affect it, so global seeding cannot save it.
@@ -82,6 +85,8 @@ class UnseededRngObject(Rule):
                 seed = find_arg(site.node, keyword, position)
                 if seed is UNKNOWN or (seed is not MISSING and not is_none(seed)):
                     continue
+            if _seeded_by_its_class(ctx, site):
+                continue
             yield Report(
                 site.node,
                 "%s() creates an RNG without a seed, so it draws fresh OS entropy every run"
@@ -89,6 +94,30 @@ class UnseededRngObject(Rule):
                 % (ctx.spelling(site), ctx.spelling(site)),
                 fix=_fix(ctx, site),
             )
+
+
+def _seeded_by_its_class(ctx: FileContext, site) -> bool:
+    """``self.rng = np.random.RandomState()`` in a class whose ``seed(self, s)`` calls
+    ``self.rng.seed(s)`` (gym's wrappers): the run seeds it through ``env.seed(...)``."""
+    assign = ctx.index.parents.get(id(site.node))
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return False
+    target = assign.targets[0].target
+    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"):
+        return False
+    klass = enclosing_class(site.scope)
+    if klass is None:
+        return False
+    for other in ctx.index.calls:
+        func = other.node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "seed" and other.node.args):
+            continue
+        holder = func.value
+        if (isinstance(holder, cst.Attribute) and holder.attr.value == target.attr.value
+                and isinstance(holder.value, cst.Name) and holder.value.value == "self"
+                and enclosing_class(other.scope) is klass):
+            return True
+    return False
 
 
 def _fix(ctx: FileContext, site) -> Optional[edits.Fix]:
