@@ -282,4 +282,10 @@ def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
 
 
 def run() -> None:
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        # ``determinism-fix --diff | head``: the reader left; no traceback, and no second
+        # error when Python flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(EXIT_FOUND)
