@@ -68,9 +68,10 @@ BASE_REPORT = "7:14 DET202"
 
 FIXED = '''\
 """Train on a shuffled loader."""
+import random
+
 import torch
 from torch.utils.data import DataLoader
-import random
 
 # Reproducibility (inserted by determinism-fix).
 SEED = 0
@@ -181,7 +182,7 @@ CASES = [
     Case("utf8_bom", BOM + BASE.encode(), (BASE_REPORT,), 0, "", BOM + FIXED.encode()),
     Case("crlf", crlf(BASE), (BASE_REPORT,), 0, "", crlf(FIXED)),
     Case("mixed_endings", with_endings(BASE, "RN" * 6 + "R"), (BASE_REPORT,), 0, "",
-         with_endings(FIXED, "RNR" + "R" * 10 + "NR" * 5)),
+         with_endings(FIXED, "RRRNR" + "R" * 9 + "NR" * 5)),
     Case("tabs", tabs(BASE), ("7:11 DET202",), 0, "", tabs(FIXED)),
     # Nothing to do.
     Case("empty", b"", (), 0, "", SAME),

@@ -603,3 +603,17 @@ def test_parallel_jobs_give_the_same_result(tmp_path):
     assert snapshot(serial) != {name: content.encode() for name, content in files.items()}
     assert one.out == two.out
     assert stderr_lines(one) == stderr_lines(two) == []
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    """``determinism-fix --diff . | head``: the pipe closes while it writes."""
+    source = "import os\n\nfiles = os.listdir('data')\nfirst = files[0]\n"
+    for index in range(300):  # more diff than a pipe buffers
+        (tmp_path / ("m%03d.py" % index)).write_text(source)
+    process = subprocess.Popen([sys.executable, "-m", "flake8_determinism.fix", "--diff", str(tmp_path)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=fresh_environment())
+    process.stdout.readline()
+    process.stdout.close()
+    error = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 1
+    assert "Traceback" not in error and "BrokenPipeError" not in error, error

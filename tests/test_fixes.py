@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from flake8_determinism.fix import block
 from flake8_determinism.fix.config import Flake8Config
 from flake8_determinism.fix.transform import fix_source
 from flake8_determinism.settings import Settings
@@ -24,6 +25,13 @@ def _options(source: str) -> dict:
     values = dict(word.split("=", 1) if "=" in word else (word, True) for word in words)
     return {"unsafe": bool(values.get("unsafe")), "strict": bool(values.get("strict")),
             "torch": values.get("torch", "2.13")}
+
+
+@pytest.fixture(autouse=True)
+def numpy_importable(monkeypatch):
+    """The outputs seed NumPy's global RNG as where NumPy is installed (``.ci/run`` also runs
+    these on Pythons without it); ``test_numpy_seeded_only_where_importable`` covers the rest."""
+    monkeypatch.setattr(block, "_importable", lambda name: True)
 
 
 @pytest.fixture(scope="module")
@@ -54,3 +62,13 @@ def test_fix(name, noqa_options):
     assert again.source == result.source, "a second run changed the output"
     assert len(result.left) < len(result.found), "the fixture fixes nothing"
     assert [p.finding for p in again.found] == [p.finding for p in result.left], "what was fixed is reported again"
+
+
+def test_numpy_seeded_only_where_importable(monkeypatch, noqa_options):
+    """A run that never names NumPy still gets ``np.random.seed`` (libraries draw from it), but
+    only where NumPy can be imported: elsewhere the added import would break the script."""
+    source = (FIXTURES / "main_parses_options.in.py").read_text()
+    assert "np.random.seed(opt.manualSeed)" in fix(source, "main_parses_options.py", noqa_options).source
+    monkeypatch.setattr(block, "_importable", lambda name: name != "numpy")
+    fixed = fix(source, "main_parses_options.py", noqa_options).source
+    assert "numpy" not in fixed and "random.seed(opt.manualSeed)" in fixed

@@ -18,7 +18,7 @@ from ..tables.determinism import (
     ALGORITHMS, ALGORITHMS_WARN_ONLY, CUBLAS_CHECK_REMOVED, CUBLAS_CONFIG, CUDNN_DETERMINISTIC, TF_OP_DETERMINISM,
 )
 from ..tables.entry import is_declarative_call
-from . import edits
+from . import edits, placement
 
 # Framework -> what its lines seed, the lines; in the order the block lists them (RULES.md).
 FRAMEWORK_LINES = (
@@ -46,6 +46,8 @@ class ModuleEdits(NamedTuple):
     helper_lines: Optional[Tuple[object, List[str]]]  # (helper def node, lines its body misses)
     defines_seed_worker: bool
     comment: str
+    place: Optional[placement.Place] = None  # where the run starts: the seeding goes there
+    run_lines: Tuple[str, ...] = ()  # statements (templates) inserted at ``place``
 
 
 def insertion_point(module: cst.Module) -> Tuple[int, int]:
@@ -112,6 +114,7 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
     after_helper = helper_lines = None
     used = used_frameworks(ctx)
     if edits.SEEDING in needs:
+        used = run_frameworks(ctx)
         helper = _local_helper(ctx)
         called = helper is not None and bool(ctx.facts.callers.get(id(helper[0].node)))
         missing = []
@@ -130,7 +133,15 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
         lines.extend(_torch_determinism(ctx, settings, throwing_op))
     if edits.TF_DETERMINISM in needs and not ctx.facts.turns_on(TF_OP_DETERMINISM):
         lines.append("{tensorflow}.config.experimental.enable_op_determinism()")
-    return ModuleEdits(insert_at, lines, after_helper, helper_lines, edits.SEED_WORKER in needs, COMMENT)
+    place = placement.run_start(ctx) if lines or after_helper else None
+    if place is None:
+        return ModuleEdits(insert_at, lines, after_helper, helper_lines, edits.SEED_WORKER in needs, COMMENT)
+    # The run's start, not import time: importing the module leaves the importer's RNGs alone.
+    run_lines = ([after_helper[1]] if after_helper else []) + lines
+    if place.seed:
+        run_lines = [line.replace("{SEED}", place.seed) for line in run_lines]
+    return ModuleEdits(insert_at, [], None, helper_lines, edits.SEED_WORKER in needs, COMMENT, place,
+                       tuple(run_lines))
 
 
 def _seeding_lines(ctx, spelling, used) -> List[str]:
@@ -148,6 +159,30 @@ def _seeding_lines(ctx, spelling, used) -> List[str]:
         if fw in used and fw not in covered:
             lines.extend(framework_lines)
     return lines
+
+
+def run_frameworks(ctx) -> FrozenSet[str]:
+    """What seeding a run covers: the frameworks the module imports and those its run uses
+    through project modules, plus ``random`` and NumPy's global RNG, which libraries draw from
+    without the script naming them (NumPy when it is importable here)."""
+    from ..rules.runs import run_of
+
+    used = set(used_frameworks(ctx)) | {T.RANDOM}
+    if _importable("numpy"):
+        used.add(T.NUMPY)
+    run = run_of(ctx)
+    if run is not None:
+        used |= set(run.uses) & set(T.FRAMEWORKS)
+    return frozenset(used)
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def used_frameworks(ctx) -> FrozenSet[str]:

@@ -2,15 +2,14 @@
 
 ``spell.name("numpy.random.seed")`` is ``np.random.seed`` under ``import numpy as
 np``, ``seed`` under ``from numpy.random import seed``; a module not imported
-yet is requested from libcst's ``AddImportsVisitor`` (as ``np``/``tf`` when those
-names are free), which adds the import without duplicating one.
+yet is added by ``fix.imports`` (as ``np``/``tf`` when those names are free) where isort
+would put it, without duplicating one.
 """
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
 
 from ..analysis.nodes import dotted_name
 
@@ -29,6 +28,7 @@ class Spelling:
         self.taken: Set[str] = top_level_names(module)
         self.seed_used = False
         self.imports_needed: List[str] = []  # modules imported only after the block: import again in it
+        self.new_imports: List[Tuple[str, Optional[str]]] = []  # (module, alias) the module lacks
 
     def name(self, dotted: str) -> str:
         parts = dotted.split(".")
@@ -44,7 +44,8 @@ class Spelling:
         if root in self.late or (alias or root) in self.late:
             self.imports_needed.append("import %s%s" % (root, " as %s" % alias if alias else ""))
         else:
-            AddImportsVisitor.add_needed_import(self.context, root, asname=alias)
+            if (root, alias) not in self.new_imports:
+                self.new_imports.append((root, alias))
         self.bound[root] = alias or root
         return ".".join([alias or root] + parts[1:])
 

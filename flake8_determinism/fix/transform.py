@@ -12,11 +12,10 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
-from libcst.codemod.visitors import AddImportsVisitor
 
 from .. import checker
 from ..rules.det304 import calls_raising_op
-from . import block
+from . import block, imports, placement
 from .edits import SEED_WORKER, SEED_WORKER_OBJECTS, Fix
 from .config import silenced
 from .spelling import Spelling, assigned_at_top
@@ -63,15 +62,17 @@ class DeterminismFix(VisitorBasedCodemodCommand):
         if self.plan.helper_lines is not None:
             node, lines = self.plan.helper_lines
             self.rewrites.setdefault(id(node), []).append(lambda old, spell: _append_to_body(old, lines, spell))
+        if self.plan.place is not None and self.plan.run_lines:
+            place = self.plan.place
+            self.rewrites.setdefault(id(place.node), []).append(
+                lambda old, spell: placement.insert_into(old, place.index, self._run_statements()))
         self.config = module.config_for_parsing
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         """As ``CodemodCommand.transform_module``, on ``tree`` itself: the fixes name its nodes,
         and the metadata wrapper the base class builds would visit a copy."""
         tree = tree.visit(self)
-        if AddImportsVisitor.CONTEXT_KEY in self.context.scratch:
-            tree = _add_imports(tree, self.context)
-        return tree
+        return imports.add_imports(tree, self.spelling.new_imports)
 
     def on_leave(self, original_node, updated_node):
         updated = super().on_leave(original_node, updated_node)
@@ -102,6 +103,15 @@ class DeterminismFix(VisitorBasedCodemodCommand):
         body[plan.insert_at:plan.insert_at] = inserted
         return updated_node.with_changes(body=body)
 
+    def _run_statements(self):
+        """The seeding of the run, for the start of the ``__main__`` block or its function."""
+        lines = [self.spelling.format(line) for line in self.plan.run_lines]
+        statements = list(cst.parse_module(self.config.default_newline.join(lines) + self.config.default_newline,
+                                           config=self.config).body)
+        statements[0] = statements[0].with_changes(
+            leading_lines=[cst.EmptyLine(comment=cst.Comment(self.plan.comment))])
+        return statements
+
     def _statements(self, lines: List[str], comment: str = "", blank_lines: int = 1):
         newline = self.config.default_newline
         statements = list(cst.parse_module(newline.join(lines) + newline, config=self.config).body)
@@ -111,22 +121,6 @@ class DeterminismFix(VisitorBasedCodemodCommand):
         statements[0] = statements[0].with_changes(leading_lines=leading)
         return statements
 
-
-def _add_imports(tree: cst.Module, context: CodemodContext) -> cst.Module:
-    """``AddImportsVisitor`` on the module's head: the docstring, the leading imports and the
-    first statement after them, which is all it reads or changes.  On the whole module its
-    matching recurses once per top-level statement (a docstring and ~950 statements
-    overflowed the stack), and its metadata wrapper copies the whole tree."""
-    body = list(tree.body)
-    end = 1 if body and not _is_import(body[0]) else 0  # a docstring or ``__strict__``
-    while end < len(body) and _is_import(body[end]):
-        end += 1
-    head = AddImportsVisitor(context).transform_module(tree.with_changes(body=body[:end + 1]))
-    return head.with_changes(body=list(head.body) + body[end + 1:])
-
-
-def _is_import(statement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], (cst.Import, cst.ImportFrom))
 
 
 def _seed_name(module: cst.Module, insert_at: int, first_work: int) -> Tuple[str, bool, int]:

@@ -181,9 +181,9 @@ class GlobalDrawRule(Rule):
         from .runs import cause_reports, run_of
 
         reported = set()
-        for node, message in cause_reports(ctx, self.code):
+        for node, message, seeding_fixes in cause_reports(ctx, self.code):
             reported.add(id(node))
-            yield Report(node, message, fix=seeding_fix(ctx))
+            yield Report(node, message, fix=seeding_fix(ctx) if seeding_fixes else None)
         if run_of(ctx) is not None and not ctx.settings.strict:
             return  # the run's reports say it all
         for site in self.draws(ctx):
@@ -193,7 +193,10 @@ class GlobalDrawRule(Rule):
                 continue
             if not ctx.settings.strict and only_feeds(ctx, site, TRACING_CALLS, TRACING_METHODS):
                 continue  # a dummy input for export or tracing: its values never reach the result
-            yield Report(site.node, self.message(ctx, site), fix=seeding_fix(ctx))
+            # Import-time code of a module with a ``__main__`` block runs before the run's
+            # seeding (which goes in that block): moving code fixes it, another block would not.
+            at_import = site.fn is None and bool(ctx.index.main_guards)
+            yield Report(site.node, self.message(ctx, site), fix=None if at_import else seeding_fix(ctx))
 
     @staticmethod
     def in_scope(ctx: FileContext, site: CallSite) -> bool:

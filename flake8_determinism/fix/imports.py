@@ -1,0 +1,139 @@
+"""Imports a fix adds, placed as isort and ruff (their default profile) would place them.
+
+Sections in order: ``__future__``, the standard library, third-party, then the project's own
+modules (relative imports, names we cannot place); in a section, ``import x`` lines come
+before ``from x import y`` lines, each sorted by module name, case-insensitively.  A new import
+goes into its section's run of ``import`` lines at its sorted place, or starts its section
+with a blank line between sections.  Only the module's leading import block is read.
+"""
+
+import sys
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from ..analysis.nodes import dotted_name
+
+FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY = range(4)
+# What Python 3.9 lacks ``sys.stdlib_module_names`` for: the standard modules a fix imports or
+# a training script commonly does.
+_STDLIB_FALLBACK = frozenset({
+    "abc", "argparse", "ast", "collections", "contextlib", "copy", "csv", "dataclasses", "datetime",
+    "functools", "glob", "hashlib", "importlib", "itertools", "json", "logging", "math", "multiprocessing",
+    "os", "pathlib", "pickle", "random", "re", "shutil", "signal", "socket", "string", "subprocess", "sys",
+    "tempfile", "threading", "time", "typing", "uuid", "warnings",
+})
+STDLIB_NAMES = frozenset(getattr(sys, "stdlib_module_names", ())) or _STDLIB_FALLBACK
+
+
+def section_of(module: str) -> int:
+    root = module.split(".")[0]
+    if root == "__future__":
+        return FUTURE
+    if root in STDLIB_NAMES:
+        return STDLIB
+    return THIRD_PARTY if root else FIRST_PARTY
+
+
+def add_imports(tree: cst.Module, wanted: List[Tuple[str, Optional[str]]]) -> cst.Module:
+    """``tree`` with ``import module [as alias]`` for each of ``wanted`` that it lacks."""
+    body = list(tree.body)
+    for module, alias in wanted:
+        if _has(body, module, alias):
+            continue
+        statement = cst.parse_statement("import %s%s\n" % (module, " as %s" % alias if alias else ""),
+                                        config=tree.config_for_parsing)
+        body = _insert(body, statement, module)
+    return tree.with_changes(body=body)
+
+
+def _has(body, module: str, alias: Optional[str]) -> bool:
+    for statement in _import_block(body):
+        for small in statement.body:
+            if isinstance(small, cst.Import):
+                for name in small.names:
+                    local = name.asname.name.value if name.asname is not None else None
+                    if dotted_name(name.name) == module and local == alias:
+                        return True
+    return False
+
+
+def _import_block(body) -> List[cst.SimpleStatementLine]:
+    start = 1 if body and _is_docstring(body[0]) else 0
+    block = []
+    for statement in body[start:]:
+        if not _is_import(statement):
+            break
+        block.append(statement)
+    return block
+
+
+def _insert(body, statement, module: str):
+    start = 1 if body and _is_docstring(body[0]) else 0
+    end = start
+    while end < len(body) and _is_import(body[end]):
+        end += 1
+    groups = _groups(body, start, end)
+    section, key = section_of(module), module.lower()
+    for first, last in groups:  # the group of the new import's section: its sorted place there
+        if any(_sort_key(body[i])[0] == section for i in range(first, last)):
+            for index in range(first, last):
+                other_section, other_key, straight = _sort_key(body[index])
+                if other_section == section and (not straight or other_key > key):
+                    return _place(body, index, statement, False)
+            return _after(body, last, statement)  # the last of its group
+    for first, _ in groups:  # a section of its own, before the first group of a later section
+        if _sort_key(body[first])[0] > section:
+            return _place(body, first, statement, True)
+    if groups:
+        statement = statement.with_changes(leading_lines=[cst.EmptyLine()])
+    return _after(body, end, statement)
+
+
+def _groups(body, start: int, end: int) -> List[Tuple[int, int]]:
+    """The runs of import lines between blank lines (or comments), as (first, end) indices."""
+    groups: List[Tuple[int, int]] = []
+    for index in range(start, end):
+        if index == start or body[index].leading_lines:
+            groups.append((index, index + 1))
+        else:
+            groups[-1] = (groups[-1][0], index + 1)
+    return groups
+
+
+def _place(body, index: int, statement, new_group: bool):
+    """``statement`` before ``body[index]``: it takes over that line's blank lines and comments
+    (it now opens the group); a new section leaves a blank line before the next one."""
+    body = list(body)
+    following = body[index]
+    statement = statement.with_changes(leading_lines=following.leading_lines)
+    following = following.with_changes(leading_lines=[cst.EmptyLine()] if new_group else [])
+    body[index:index + 1] = [statement, following]
+    return body
+
+
+def _after(body, index: int, statement):
+    body = list(body)
+    body[index:index] = [statement]
+    return body
+
+
+def _sort_key(statement) -> Tuple[int, str, bool]:
+    small = statement.body[0]
+    if isinstance(small, cst.Import):
+        name = dotted_name(small.names[0].name)
+        return section_of(name), name.lower(), True
+    if small.relative:
+        return FIRST_PARTY, "", False
+    name = dotted_name(small.module) if small.module is not None else ""
+    return section_of(name), name.lower(), False
+
+
+def _is_import(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(
+        statement.body[0], (cst.Import, cst.ImportFrom))
+
+
+def _is_docstring(statement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))

@@ -1,0 +1,147 @@
+"""Where the seeding of a run goes, and with which seed (RULES.md: "Seeding, in the run, never
+at import time").
+
+A module with a ``__main__`` block is seeded there -- or in the module's own function that
+block calls, when that function parses the arguments -- right after the arguments are parsed
+(the run's ``--seed`` option is read then), else as the block's first statement.  Importing the
+module runs none of it, so an importer's random streams stay as they were.  A script without
+a ``__main__`` block is seeded at module level (``block.insertion_point``).
+"""
+
+import re
+from typing import List, NamedTuple, Optional, Tuple
+
+import libcst as cst
+
+from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+
+# ``--seed``, ``--manualSeed``, ``--random-seed``, ``--rng_seed``: the run's own seed option.
+SEED_OPTION = re.compile(r"^-{1,2}(?:manual|random|rng|global|train)?[-_]?seed$", re.IGNORECASE)
+PARSING_METHODS = ("parse_args", "parse_known_args")
+
+
+class Place(NamedTuple):
+    node: cst.CSTNode  # the ``if __name__ == "__main__":`` statement or the function
+    index: int  # where in its body the lines go
+    seed: Optional[str]  # the run's own seed (``args.seed``); None: the module's SEED
+
+
+def run_start(ctx) -> Optional[Place]:
+    """The start of the module's run; None for a module without a ``__main__`` block."""
+    guards = [g for g in ctx.index.main_guards if isinstance(g.body, cst.IndentedBlock)]
+    if not guards:
+        return None
+    guard = guards[0]
+    option = seed_option(ctx)
+    parsed = _parsed_at(guard.body.body, ctx)
+    if parsed is not None:
+        index, namespace = parsed
+        return Place(guard, index + 1, _seed_of(namespace, option))
+    called = _called_function(guard.body.body, ctx)
+    if called is not None:
+        parsed = _parsed_at(called.body.body, ctx)
+        if parsed is not None:
+            index, namespace = parsed
+            return Place(called, index + 1, _seed_of(namespace, option))
+    return Place(guard, 0, None)
+
+
+def seed_option(ctx) -> Optional[str]:
+    """The attribute of the run's ``--seed`` option (``manualSeed``), when it has a default that
+    is not None (a run without the option then has a seed: otherwise DET109's case)."""
+    for site in ctx.index.calls:
+        func = site.node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "add_argument") or not site.node.args:
+            continue
+        flags = [literal(a.value)[1] for a in site.node.args if a.keyword is None]
+        flags = [f for f in flags if isinstance(f, str)]
+        if not any(SEED_OPTION.match(flag) for flag in flags):
+            continue
+        default = find_arg(site.node, "default")
+        if default in (MISSING, UNKNOWN) or literal(default) == (True, None):
+            return None
+        dest = find_arg(site.node, "dest")
+        if dest not in (MISSING, UNKNOWN):
+            known, value = literal(dest)
+            return value if known and isinstance(value, str) else None
+        longest = max(flags, key=len)
+        return longest.lstrip("-").replace("-", "_")
+    return None
+
+
+def _seed_of(namespace: str, option: Optional[str]) -> Optional[str]:
+    return "%s.%s" % (namespace, option) if option else None
+
+
+def _parsed_at(statements, ctx) -> Optional[Tuple[int, str]]:
+    """(index, name) of ``args = parser.parse_args()`` (or ``opt = parse_opt()``, a function of
+    this module that parses them) among ``statements``."""
+    for index, statement in enumerate(statements):
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            continue
+        small = statement.body[0]
+        if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+            continue
+        target = small.targets[0].target
+        if isinstance(target, cst.Tuple) and target.elements:
+            target = target.elements[0].value  # ``args, unknown = parser.parse_known_args()``
+        if isinstance(target, cst.Name) and _parses(small.value, ctx):
+            return index, target.value
+    return None
+
+
+def _parses(value, ctx) -> bool:
+    if isinstance(value, cst.Subscript):
+        value = value.value  # ``parser.parse_known_args()[0]``
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Attribute) and func.attr.value in PARSING_METHODS:
+        return True
+    local = _local_function(func, ctx)
+    return local is not None and any(
+        isinstance(node.func, cst.Attribute) and node.func.attr.value in PARSING_METHODS
+        for node in _calls(local.body))
+
+
+def _called_function(statements, ctx) -> Optional[cst.FunctionDef]:
+    """The module's own function the ``__main__`` block calls first (``main()``, ``main(opt)``)."""
+    for statement in statements:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+            if isinstance(value, cst.Call):
+                local = _local_function(value.func, ctx)
+                if local is not None and isinstance(local.body, cst.IndentedBlock):
+                    return local
+    return None
+
+
+def _local_function(func, ctx) -> Optional[cst.FunctionDef]:
+    if not isinstance(func, cst.Name):
+        return None
+    for statement in ctx.module.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == func.value:
+            return statement
+    return None
+
+
+def _calls(node) -> List[cst.Call]:
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            found.append(current)
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef)) and current is not node:
+            continue
+        stack.extend(current.children)
+    return found
+
+
+def insert_into(node: cst.CSTNode, index: int, statements: List[cst.BaseStatement]) -> cst.CSTNode:
+    """``statements`` placed at ``index`` of the body of ``node`` (an ``If`` or a function)."""
+    body = node.body
+    lines = list(body.body)
+    lines[index:index] = statements
+    return node.with_changes(body=body.with_changes(body=lines))
