@@ -189,9 +189,9 @@ def test_fix_hook_rewrites_and_fails_then_passes(tmp_path, installed, env):
     fixed = (repo / "train.py").read_text()
     assert "SEED = 1234\n" in fixed
     assert "torch.use_deterministic_algorithms(True)\n" in fixed
-    assert (
-        "DataLoader(data, batch_size=4, shuffle=True, num_workers=2, "
-        "generator=torch.Generator().manual_seed(SEED), worker_init_fn=seed_worker)"
+    assert (  # past 79 columns: one argument per line
+        "DataLoader(\n        data,\n        batch_size=4,\n        shuffle=True,\n        num_workers=2,\n"
+        "        generator=torch.Generator().manual_seed(SEED),\n        worker_init_fn=seed_worker,\n    )"
     ) in fixed
     assert "def seed_worker(worker_id):" in fixed
 

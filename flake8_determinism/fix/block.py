@@ -263,7 +263,7 @@ def _torch_determinism(ctx, settings, throwing_op: bool) -> List[str]:
 
 
 SEED_WORKER = """def seed_worker(worker_id):
-    \"\"\"DataLoader worker_init_fn: reseed the RNGs a worker copied from its parent (PyTorch's recipe).\"\"\"
+    \"\"\"worker_init_fn: reseed the RNGs a worker copied (PyTorch's recipe).\"\"\"
     worker_seed = {torch}.initial_seed() % 2**32
 """
 SEED_NUMPY = "    {numpy}.random.seed(worker_seed)\n"

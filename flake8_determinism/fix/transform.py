@@ -15,12 +15,13 @@ from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 
 from .. import checker
 from ..rules.det304 import calls_raising_op
-from . import block, imports, placement
+from . import block, imports, placement, wrapping
 from .edits import SEED_WORKER, SEED_WORKER_OBJECTS, Fix
 from .config import silenced
 from .spelling import Spelling, assigned_at_top
 
 MAX_ROUNDS = 5
+MAX_LINE_LENGTH = 79  # pycodestyle's default; flake8's ``max-line-length`` wins
 SEED_NAME = "SEED"
 SEED_NAME_TAKEN = "DETERMINISM_SEED"  # when the module binds SEED itself, later than the block
 
@@ -43,7 +44,8 @@ class DeterminismFix(VisitorBasedCodemodCommand):
 
     DESCRIPTION = "Fix what flake8-determinism reports."
 
-    def __init__(self, context: CodemodContext, ctx, fixes: List[Fix], settings, seed: int) -> None:
+    def __init__(self, context: CodemodContext, ctx, fixes: List[Fix], settings, seed: int,
+                 max_line_length: int = MAX_LINE_LENGTH) -> None:
         super().__init__(context)
         module = ctx.module
         self.seed_value = seed
@@ -67,17 +69,22 @@ class DeterminismFix(VisitorBasedCodemodCommand):
             self.rewrites.setdefault(id(place.node), []).append(
                 lambda old, spell: placement.insert_into(old, place.index, self._run_statements()))
         self.config = module.config_for_parsing
+        self.grown: List[cst.Call] = []
+        self.max_line_length = max_line_length
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         """As ``CodemodCommand.transform_module``, on ``tree`` itself: the fixes name its nodes,
         and the metadata wrapper the base class builds would visit a copy."""
         tree = tree.visit(self)
+        tree = wrapping.wrap_long_calls(tree, self.grown, self.max_line_length)
         return imports.add_imports(tree, self.spelling.new_imports)
 
     def on_leave(self, original_node, updated_node):
         updated = super().on_leave(original_node, updated_node)
         for rewrite in self.rewrites.get(id(original_node), ()):
             updated = rewrite(updated, self.spelling)
+        if isinstance(updated, cst.Call) and id(original_node) in self.rewrites:
+            self.grown.append(updated)  # an argument added: wrapped if the line grew too long
         return updated
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
@@ -172,7 +179,8 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
         if check_only:
             unfixed = [p for p in left if p.fix is None or not (p.fix.safe or unsafe)]
             return FileFix(current, found, unfixed, _unsafe(left) if not unsafe else [], True)
-        command = DeterminismFix(CodemodContext(filename=filename or None), ctx, fixes, settings, seed)
+        command = DeterminismFix(CodemodContext(filename=filename or None), ctx, fixes, settings, seed,
+                                 (noqa or {}).get("max_line_length") or MAX_LINE_LENGTH)
         fixed = command.transform_module(ctx.module).code
         if fixed == current:
             break
