@@ -43,7 +43,16 @@ def run_start(ctx) -> Optional[Place]:
         if parsed is not None:
             index, namespace = parsed
             return Place(called, index + 1, _seed_of(namespace, option))
-    return Place(guard, 0, None)
+    return Place(guard, _after_imports(guard.body.body), None)
+
+
+def _after_imports(statements) -> int:
+    """Past the imports a ``__main__`` block starts with: the seeding follows them."""
+    index = 0
+    while index < len(statements) and isinstance(statements[index], cst.SimpleStatementLine) and all(
+            isinstance(small, (cst.Import, cst.ImportFrom)) for small in statements[index].body):
+        index += 1
+    return index
 
 
 def seed_option(ctx) -> Optional[str]:
@@ -143,5 +152,8 @@ def insert_into(node: cst.CSTNode, index: int, statements: List[cst.BaseStatemen
     """``statements`` placed at ``index`` of the body of ``node`` (an ``If`` or a function)."""
     body = node.body
     lines = list(body.body)
+    if 0 < index and statements and _after_imports(lines[index - 1:index]):  # a blank line after imports
+        statements = [statements[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), *statements[0].leading_lines]),
+                      *statements[1:]]
     lines[index:index] = statements
     return node.with_changes(body=body.with_changes(body=lines))
