@@ -255,32 +255,17 @@ def _torch_determinism(ctx, settings, throwing_op: bool) -> List[str]:
     the ops of this module (``throwing_op``), not those of the libraries and project modules
     the run calls (CTC loss, reflection padding, scatter in a GNN layer), and an op without a
     deterministic kernel would stop the run with a RuntimeError; warning names each one.  The
-    cuBLAS setting whenever the torch the run uses is not known to be >= 2.10 (a torch
-    installed here may not be the one it trains with): harmless where it is not needed."""
+    cuBLAS setting for a target torch < 2.10 (``--determinism-torch-version``, else the
+    installed torch)."""
     facts = ctx.facts
     lines = []
     if not facts.turns_on(CUDNN_DETERMINISTIC):
         lines += ["{torch}.backends.cudnn.benchmark = False", "{torch}.backends.cudnn.deterministic = True"]
     if not (facts.turns_on(ALGORITHMS) or facts.turns_on(ALGORITHMS_WARN_ONLY)):
-        if not facts.turns_on(CUBLAS_CONFIG) and not _torch_known_at_least(settings, CUBLAS_CHECK_REMOVED):
+        if settings.torch_version < CUBLAS_CHECK_REMOVED and not facts.turns_on(CUBLAS_CONFIG):
             lines.append(CUBLAS_LINE)
         lines.append("{torch}.use_deterministic_algorithms(True, warn_only=True)")
     return lines
-
-
-def _torch_known_at_least(settings, version) -> bool:
-    """The target torch is at least ``version`` and is a real one: given as an option, or
-    installed here (the default when neither is the newest torch the catalog knows)."""
-    from ..settings import installed_torch_version
-    from importlib import metadata
-
-    if settings.torch_version < version:
-        return False
-    try:
-        metadata.version("torch")
-        return installed_torch_version() >= version
-    except metadata.PackageNotFoundError:
-        return False
 
 
 SEED_WORKER = """def seed_worker(worker_id):
