@@ -54,7 +54,7 @@ def insertion_point(module: cst.Module) -> Tuple[int, int]:
     """(index after the import block, index of the first statement that is not an import,
     a ``try:`` of imports, or configuration)."""
     body = module.body
-    start = 1 if body and _is_docstring(body[0]) else 0
+    start = 1 if body and is_docstring(body[0]) else 0
     after_imports = start
     index = start
     for index in range(start, len(body)):
@@ -68,7 +68,7 @@ def insertion_point(module: cst.Module) -> Tuple[int, int]:
     return after_imports, index
 
 
-def _is_docstring(statement) -> bool:
+def is_docstring(statement) -> bool:
     return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
             and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))
 

@@ -13,6 +13,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from ..analysis.nodes import dotted_name
+from .block import is_docstring
 
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY = range(4)
 # What Python 3.9 lacks ``sys.stdlib_module_names`` for: the standard modules a fix imports or
@@ -48,7 +49,8 @@ def add_imports(tree: cst.Module, wanted: List[Tuple[str, Optional[str]]]) -> cs
 
 
 def _has(body, module: str, alias: Optional[str]) -> bool:
-    for statement in _import_block(body):
+    start, end = _import_block(body)
+    for statement in body[start:end]:
         for small in statement.body:
             if isinstance(small, cst.Import):
                 for name in small.names:
@@ -58,21 +60,16 @@ def _has(body, module: str, alias: Optional[str]) -> bool:
     return False
 
 
-def _import_block(body) -> List[cst.SimpleStatementLine]:
-    start = 1 if body and _is_docstring(body[0]) else 0
-    block = []
-    for statement in body[start:]:
-        if not _is_import(statement):
-            break
-        block.append(statement)
-    return block
+def _import_block(body) -> Tuple[int, int]:
+    """(first, end) indices of the module's leading import lines, after its docstring."""
+    start = end = 1 if body and is_docstring(body[0]) else 0
+    while end < len(body) and _is_import(body[end]):
+        end += 1
+    return start, end
 
 
 def _insert(body, statement, module: str):
-    start = 1 if body and _is_docstring(body[0]) else 0
-    end = start
-    while end < len(body) and _is_import(body[end]):
-        end += 1
+    start, end = _import_block(body)
     groups = _groups(body, start, end)
     section, key = section_of(module), module.lower()
     for first, last in groups:  # the group of the new import's section: its sorted place there
@@ -132,8 +129,3 @@ def _sort_key(statement) -> Tuple[int, str, bool]:
 def _is_import(statement) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(
         statement.body[0], (cst.Import, cst.ImportFrom))
-
-
-def _is_docstring(statement) -> bool:
-    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))

@@ -107,10 +107,10 @@ def _parses(value, ctx) -> bool:
     func = value.func
     if isinstance(func, cst.Attribute) and func.attr.value in PARSING_METHODS:
         return True
-    local = _local_function(func, ctx)
+    local = _local_function(value, ctx)
     return local is not None and any(
-        isinstance(node.func, cst.Attribute) and node.func.attr.value in PARSING_METHODS
-        for node in _calls(local.body))
+        site.fn is not None and site.fn.node is local and isinstance(site.node.func, cst.Attribute)
+        and site.method_name in PARSING_METHODS for site in ctx.index.calls)
 
 
 def _called_function(statements, ctx) -> Optional[cst.FunctionDef]:
@@ -121,31 +121,18 @@ def _called_function(statements, ctx) -> Optional[cst.FunctionDef]:
         for small in statement.body:
             value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
             if isinstance(value, cst.Call):
-                local = _local_function(value.func, ctx)
+                local = _local_function(value, ctx)
                 if local is not None and isinstance(local.body, cst.IndentedBlock):
                     return local
     return None
 
 
-def _local_function(func, ctx) -> Optional[cst.FunctionDef]:
-    if not isinstance(func, cst.Name):
+def _local_function(call: cst.Call, ctx) -> Optional[cst.FunctionDef]:
+    """The module-level function of this module that ``call`` calls, if any."""
+    callee = ctx.facts.local_callee.get(id(call))
+    if callee is None or callee.parent_scope is not ctx.index.module_scope:
         return None
-    for statement in ctx.module.body:
-        if isinstance(statement, cst.FunctionDef) and statement.name.value == func.value:
-            return statement
-    return None
-
-
-def _calls(node) -> List[cst.Call]:
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Call):
-            found.append(current)
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef)) and current is not node:
-            continue
-        stack.extend(current.children)
-    return found
+    return callee.node if isinstance(callee.node, cst.FunctionDef) else None
 
 
 def insert_into(node: cst.CSTNode, index: int, statements: List[cst.BaseStatement]) -> cst.CSTNode:
@@ -153,7 +140,8 @@ def insert_into(node: cst.CSTNode, index: int, statements: List[cst.BaseStatemen
     body = node.body
     lines = list(body.body)
     if 0 < index and statements and _after_imports(lines[index - 1:index]):  # a blank line after imports
-        statements = [statements[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), *statements[0].leading_lines]),
+        first = statements[0]
+        statements = [first.with_changes(leading_lines=[cst.EmptyLine(indent=False), *first.leading_lines]),
                       *statements[1:]]
     lines[index:index] = statements
     return node.with_changes(body=body.with_changes(body=lines))

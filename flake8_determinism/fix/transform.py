@@ -67,7 +67,8 @@ class DeterminismFix(VisitorBasedCodemodCommand):
         if self.plan.place is not None and self.plan.run_lines:
             place = self.plan.place
             self.rewrites.setdefault(id(place.node), []).append(
-                lambda old, spell: placement.insert_into(old, place.index, self._run_statements()))
+                lambda old, spell: placement.insert_into(old, place.index, self._statements(
+                    [spell.format(line) for line in self.plan.run_lines], comment=self.plan.comment, blank_lines=0)))
         self.config = module.config_for_parsing
         self.grown: List[cst.Call] = []
         self.max_line_length = max_line_length
@@ -110,15 +111,6 @@ class DeterminismFix(VisitorBasedCodemodCommand):
         body[plan.insert_at:plan.insert_at] = inserted
         return updated_node.with_changes(body=body)
 
-    def _run_statements(self):
-        """The seeding of the run, for the start of the ``__main__`` block or its function."""
-        lines = [self.spelling.format(line) for line in self.plan.run_lines]
-        statements = list(cst.parse_module(self.config.default_newline.join(lines) + self.config.default_newline,
-                                           config=self.config).body)
-        statements[0] = statements[0].with_changes(
-            leading_lines=[cst.EmptyLine(comment=cst.Comment(self.plan.comment))])
-        return statements
-
     def _statements(self, lines: List[str], comment: str = "", blank_lines: int = 1):
         newline = self.config.default_newline
         statements = list(cst.parse_module(newline.join(lines) + newline, config=self.config).body)
@@ -127,7 +119,6 @@ class DeterminismFix(VisitorBasedCodemodCommand):
             leading.append(cst.EmptyLine(comment=cst.Comment(comment)))
         statements[0] = statements[0].with_changes(leading_lines=leading)
         return statements
-
 
 
 def _seed_name(module: cst.Module, insert_at: int, first_work: int) -> Tuple[str, bool, int]:
