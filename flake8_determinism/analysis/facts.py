@@ -29,7 +29,6 @@ from .scopes import FunctionInfo, Resolver, lookup
 from .switches import assignment_switches, call_switches
 
 _EMPTY: FrozenSet[str] = frozenset()
-_TRAINER_ROOTS = ("lightning", "accelerate") + tuple(sorted(T.SEEDING_TRAINER_ROOTS))
 # Start their target in a new interpreter (the spawn start method), unseeded.
 SPAWNING = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"})
 SPAWN_METHODS = frozenset(name.rsplit(".", 1)[-1] for name in SPAWNING)
@@ -403,7 +402,7 @@ class ModuleFacts:
             if qualname:
                 root = qualname.split(".")[0]
                 last = qualname.rsplit(".", 1)[-1]
-                if root in _TRAINER_ROOTS and last.endswith("Trainer"):
+                if root in T.TRAINER_ROOTS and last.endswith("Trainer"):
                     return True
                 if qualname in ("mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"):
                     return True

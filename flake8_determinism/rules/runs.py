@@ -547,7 +547,7 @@ def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:
     if site.method_name.startswith("from_") and name.count("."):
         name = name.rsplit(".", 1)[0]  # ``Trainer.from_argparse_args(args)`` builds a Trainer
     if name.startswith(GPU_PICKING) or (
-        name.endswith("Trainer") and name.split(".", 1)[0] in T.SEEDING_TRAINER_ROOTS | {"lightning"}
+        name.endswith("Trainer") and name.split(".", 1)[0] in T.TRAINER_ROOTS
     ):
         return True
     for arg in site.node.args:

@@ -111,6 +111,8 @@ SEEDING_TRAINER_ROOTS = frozenset({"transformers", "trl", "sentence_transformers
 SEEDING_TRAINER_SUFFIX = "Trainer"
 TRAINER_SEEDS = _PY_NP_TORCH
 SEEDABLE_ROOTS |= SEEDING_TRAINER_ROOTS  # a Trainer script: the block calls transformers.set_seed
+# Libraries whose ``*Trainer`` a run builds to train (and which pick the GPU when there is one).
+TRAINER_ROOTS = SEEDING_TRAINER_ROOTS | {"lightning", "accelerate"}
 MODEL_INIT_KEYWORD = "model_init"  # a Trainer that builds the model itself, after seeding
 # What draws new weights before such a Trainer seeds: a PEFT adapter (LoRA's A is
 # random), a pretrained model with a new head, a model built from a config.

@@ -35,13 +35,12 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 17
+VERSION = 18
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 # A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
 # the events it is a SEED of that switch, as the linted module's facts count switches.
 SWITCH = "W"
-_TRAINER_ROOTS = ("lightning", "transformers", "trl", "accelerate")
 _RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"})
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -601,7 +600,7 @@ def _trains(func, method: str, name: Optional[str], call: Optional[ast.Call] = N
             return "optim" in receiver or receiver in ("opt", "optimiser") or receiver.startswith("opt_")
     if name:
         last = name.rsplit(".", 1)[-1]
-        return (name.split(".", 1)[0] in _TRAINER_ROOTS and last.endswith("Trainer")) or name in _RUNNERS
+        return (name.split(".", 1)[0] in T.TRAINER_ROOTS and last.endswith("Trainer")) or name in _RUNNERS
     return False
 
 
