@@ -26,12 +26,16 @@ from ..tables.data_order import (
     SORTING_CONSUMERS,
 )
 from .args import literal
-from .nodes import code_children, dotted_name
+from .nodes import code_children, dotted_name, self_attribute
 from .body import ScopeBody, scope_body
 from .scopes import enclosing_class, lookup
 
 if TYPE_CHECKING:  # only for annotations: importing it would load libcst
     from .index import CallSite
+
+
+# List methods that add entries in the order they are called.
+_FILLING = ("append", "extend", "insert")
 
 
 def builtin_name(call: cst.Call, site: CallSite) -> Optional[str]:
@@ -112,7 +116,7 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
                 return False  # the export list: its order changes no result
             if len(targets) == 1 and isinstance(targets[0], cst.Name):
                 return _variable_order_used(ctx, targets[0].value, parent, site, body)
-            if len(targets) == 1 and _self_attribute(targets[0]) and depth < _RETURN_DEPTH:
+            if len(targets) == 1 and self_attribute(targets[0]) and depth < _RETURN_DEPTH:
                 return _attribute_order_used(ctx, targets[0].attr.value, parent, site, body, depth)
             return True
         if isinstance(parent, cst.AugAssign):
@@ -136,6 +140,8 @@ def _carriers() -> tuple:
         cst.BooleanOperation, cst.Element, cst.StarredElement, cst.List, cst.Tuple, cst.FormattedStringExpression,
         cst.FormattedString,
     )
+
+
 # How many calls deep a returned listing is followed into the callers.
 _RETURN_DEPTH = 3
 
@@ -200,10 +206,6 @@ def _counted(ctx, call: cst.Call, site: CallSite, parents) -> bool:
     )
 
 
-def _self_attribute(node) -> bool:
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
-
-
 class _MethodSite:
     """A method's body, placed as ``scope_body`` expects a site."""
 
@@ -231,11 +233,11 @@ def _attribute_order_used(ctx, attribute: str, assign, site: CallSite, body, dep
         method = _MethodSite(fn)
         method_body = scope_body(ctx, method)
         for node in method_body.nodes:
-            if not (_self_attribute(node) and node.attr.value == attribute):
+            if self_attribute(node) != attribute:
                 continue
             parent = method_body.parents.get(id(node))
             # Sorting it or filling it (``self.files.append(path)``) takes no order.
-            fills = isinstance(parent, cst.Attribute) and parent.attr.value in ("sort", "append", "extend", "insert")
+            fills = isinstance(parent, cst.Attribute) and parent.attr.value in ("sort",) + _FILLING
             if isinstance(parent, cst.AssignTarget) or fills:
                 continue
             read = True
@@ -247,10 +249,10 @@ def _attribute_order_used(ctx, attribute: str, assign, site: CallSite, body, dep
 def _sorts_attribute(call: cst.Call, attribute: str) -> bool:
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "sort":
-        return _self_attribute(func.value) and func.value.attr.value == attribute
+        return self_attribute(func.value) == attribute
     if isinstance(func, cst.Name) and func.value == "sorted" and call.args:
         first = call.args[0].value
-        return _self_attribute(first) and first.attr.value == attribute
+        return self_attribute(first) == attribute
     return False
 
 
@@ -529,16 +531,16 @@ class _LoopBody:
             method, receiver = func.attr.value, func.value.value
             if method == "sort":
                 return True
-            if method in ("append", "extend", "insert"):
+            if method in _FILLING:
                 self.appended.add(receiver)
                 return True
-        if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "insert"):
+        if isinstance(func, cst.Attribute) and func.attr.value in _FILLING:
             # ``self.files.append(path)``: a list on the instance, read in the class's other
             # methods; any other container outside the loop keeps the iteration order.
-            if _self_attribute(func.value):
-                self.appended_attributes.add(func.value.attr.value)
-                return True
-            return False
+            attribute = self_attribute(func.value)
+            if attribute:
+                self.appended_attributes.add(attribute)
+            return bool(attribute)
         if is_log_call(call, self.site) or _set_method_call(call, self.site):
             return True
         spelled = dotted_name(func)

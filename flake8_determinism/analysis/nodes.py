@@ -65,6 +65,13 @@ def dotted_name(node: Optional[cst.CSTNode]) -> str:
     return ""
 
 
+def self_attribute(node) -> str:
+    """``x`` for ``self.x``, else ''."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return ""
+
+
 def calls_in(blocks) -> set:
     """Ids of the calls in ``blocks``, outside the functions and classes they define."""
     calls = set()

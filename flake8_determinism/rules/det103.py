@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 from .._lazy import cst
 
 from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none
+from ..analysis.nodes import self_attribute
 from ..analysis.scopes import enclosing_class
 from ..tables.rng_objects import ALWAYS_UNSEEDED, UNSEEDED_CONSTRUCTORS
 from ..fix import edits
@@ -102,22 +103,14 @@ def _seeded_by_its_class(ctx: FileContext, site) -> bool:
     assign = ctx.index.parents.get(id(site.node))
     if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
         return False
-    target = assign.targets[0].target
-    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"):
-        return False
-    klass = enclosing_class(site.scope)
+    attribute = self_attribute(assign.targets[0].target)
+    klass = enclosing_class(site.scope) if attribute else None
     if klass is None:
         return False
-    for other in ctx.index.calls:
-        func = other.node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "seed" and other.node.args):
-            continue
-        holder = func.value
-        if (isinstance(holder, cst.Attribute) and holder.attr.value == target.attr.value
-                and isinstance(holder.value, cst.Name) and holder.value.value == "self"
-                and enclosing_class(other.scope) is klass):
-            return True
-    return False
+    return any(
+        isinstance(other.node.func, cst.Attribute) and other.method_name == "seed" and other.node.args
+        and self_attribute(other.node.func.value) == attribute and enclosing_class(other.scope) is klass
+        for other in ctx.index.calls)
 
 
 def _fix(ctx: FileContext, site) -> Optional[edits.Fix]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, Iterator
 
 from .._lazy import cst
+from ..analysis.nodes import self_attribute
 from ..tables import data_order as D
 from ..tables.rng_draws import NUMPY_LEGACY
 from .base import Report, Rule
@@ -82,7 +83,7 @@ class DatasetHeldRng(Rule):
             klass = _method_class(assignment.fn)
             if klass is None or id(klass) not in datasets or not isinstance(assignment.value, cst.Call):
                 continue
-            attribute = _self_attribute(assignment.target)
+            attribute = self_attribute(assignment.target)
             if attribute and ctx.resolver.resolve(assignment.value.func, assignment.scope, assignment.order) in D.RNG_OBJECTS:
                 key = (id(klass), attribute)
                 if key not in stored:
@@ -93,7 +94,7 @@ class DatasetHeldRng(Rule):
             target = assignment.target
             if not isinstance(target, cst.Attribute):
                 continue
-            on_self = bool(_self_attribute(target))
+            on_self = bool(self_attribute(target))
             klass = _method_class(assignment.fn)
             for key in [k for k in stored if k[1] == target.attr.value]:
                 same_class = klass is not None and id(klass) == key[0]
@@ -110,7 +111,7 @@ class DatasetHeldRng(Rule):
             candidates = [func.value] if isinstance(func, cst.Attribute) else []
             candidates += [arg.value for arg in site.node.args]
             for expr in candidates:
-                attribute = _self_attribute(expr)
+                attribute = self_attribute(expr)
                 if attribute and (id(klass), attribute) in stored:
                     drawn.add((id(klass), attribute))
             if old_torch and ctx.qualname(site) in NUMPY_LEGACY:
@@ -133,9 +134,3 @@ def _method_class(fn):
     if fn is None or not fn.is_method:
         return None
     return fn.parent_scope.node
-
-
-def _self_attribute(expr) -> str:
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        return expr.attr.value
-    return ""

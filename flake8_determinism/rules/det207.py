@@ -171,15 +171,12 @@ class OrderFromSet(Rule):
             if not (name in ORDER_TAKING or carries):
                 continue
             held = set_held_by(call.args[0].value, site.scope, site.order)
-            if not isinstance(held, cst.Call) or hash_stable(held, site):
+            if not isinstance(held, cst.Call) or _holds_numbers(ctx, held, call.args[0].value.value, site):
                 continue  # a variable holding set(...)/frozenset(...) of unknown elements
-            if _filled_with_numbers(ctx, held, call.args[0].value.value, site):
-                continue
             if carries and not order_used(ctx, call, site):
                 continue
             yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE),
                          fix=_sorted_fix(ctx, call.args[0].value, held, call))
-
 
     def _loops_over_set_variables(self, ctx: FileContext) -> Iterator[Report]:
         """``tags = set()`` ... ``for tag in tags: vocab.add_item(tag)``: a loop whose work
@@ -191,7 +188,7 @@ class OrderFromSet(Rule):
                 continue
             site = CallSite(loop.iter, scope, fn, order)
             held = set_held_by(loop.iter, scope, order)
-            if held is None or hash_stable(held, site) or _filled_with_numbers(ctx, held, loop.iter.value, site):
+            if held is None or _holds_numbers(ctx, held, loop.iter.value, site):
                 continue
             if not loop_order_used(ctx, loop, site):
                 continue
@@ -252,8 +249,11 @@ def hash_stable(node, site: CallSite) -> bool:
     return False
 
 
-def _filled_with_numbers(ctx: FileContext, held, name: str, site: CallSite) -> bool:
-    """``labels = set()`` then only ``labels.add(val)`` with ``val = int(...)``: numbers."""
+def _holds_numbers(ctx: FileContext, held, name: str, site: CallSite) -> bool:
+    """The set variable ``name`` holds numbers: its set is (``hash_stable``), or it starts empty
+    and only ``name.add(val)`` with ``val = int(...)`` fills it."""
+    if hash_stable(held, site):
+        return True
     if not (isinstance(held, cst.Call) and not held.args):
         return False
     added = 0
