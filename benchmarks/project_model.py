@@ -53,7 +53,8 @@ def summaries(root: Path) -> None:
         loaded = sum(project.module(str(path)) is not None for path in files)
         held, _ = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        print("summaries held in memory: %.1f MB per 1,000 modules (%d modules)" % (held / 1e6 / len(files) * 1000, loaded))
+        print("summaries held in memory: %.1f MB per 1,000 modules (%d modules)" % (
+            held / 1e6 / len(files) * 1000, loaded))
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     print("ast.parse alone: %.2f s for %d files" % (parse, len(files)))

@@ -4,7 +4,8 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, absent_or_none, find_arg, is_none
 from ..tables.seeding import (
-    MODEL_INIT_KEYWORD, NEW_HEAD_KEYWORDS, NEW_HEAD_SUFFIXES, NEW_WEIGHTS_CALLS, NEW_WEIGHTS_METHODS, PEFT_CONFIG_KEYWORD, TORCH,
+    MODEL_INIT_KEYWORD, NEW_HEAD_KEYWORDS, NEW_HEAD_SUFFIXES, NEW_WEIGHTS_CALLS, NEW_WEIGHTS_METHODS,
+    PEFT_CONFIG_KEYWORD, TORCH,
 )
 from .base import Report, Rule, module_report, seeding_fix
 from .runs import run_of, seeds_nothing, unseeded_summary

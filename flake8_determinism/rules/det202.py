@@ -26,7 +26,8 @@ class DataLoaderWithoutGenerator(Rule):
     reported when the dataset is visible here and draws nothing (a class of this
     module or of the project, or a torchvision dataset whose transforms are all
     deterministic), nor, by default, when the call says ``shuffle=False`` and the
-    dataset cannot be seen (an evaluation loader; strict mode reports it).  ``num_workers`` set from a local constant is read.
+    dataset cannot be seen (an evaluation loader; strict mode reports it).
+    ``num_workers`` set from a local constant is read.
     The message says what is true where it runs: torch not seeded before it (the
     order changes every run), seeded (reproducible, but tied to every earlier
     draw), or a library function (the caller's seeding decides).
