@@ -184,6 +184,12 @@ def fix_file(job: Job) -> FileReport:
     # Writing reports what is left for the user; --check and --diff need only the rules that fix.
     rules = ALL_RULES if job.mode in ("write", "stdin") else FIXABLE_RULES
 
+    if job.stdin is None:
+        from ..analysis.project.results import linked_copy
+
+        target = linked_copy(job.path, job.settings)
+        if target is not None:
+            return FileReport(job.display, skipped="a symlink to %s, which is fixed as itself" % target)
     try:
         source = decode(job.display, job.stdin) if job.stdin is not None else read_source(job.path)
         try:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional
 
 from .._lazy import cst
 from ..analysis.nodes import dotted_name
@@ -291,20 +291,52 @@ def _array_values(expr) -> bool:
 _NUMERIC_CALLS = frozenset({"int", "float", "len", "ord", "round", "abs", "hash", "bool", "complex"})
 
 
-def _numeric(expr, site: CallSite) -> bool:
+def _numeric(expr, site: CallSite, known: FrozenSet[str] = frozenset()) -> bool:
+    """A number (or a tuple of numbers); ``known`` names are numbers by the code around."""
     if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary)):
         return True
     if isinstance(expr, cst.Name):
-        return expr.value in ("True", "False", "None")
+        return expr.value in ("True", "False", "None") or expr.value in known or _number_parameter(expr.value, site)
     if isinstance(expr, cst.UnaryOperation):
-        return _numeric(expr.expression, site)
+        return _numeric(expr.expression, site, known)
     if isinstance(expr, cst.BinaryOperation):
-        return _numeric(expr.left, site) and _numeric(expr.right, site)
+        return _numeric(expr.left, site, known) and _numeric(expr.right, site, known)
+    if isinstance(expr, cst.IfExp):
+        # ``rank + axis if axis < 0 else axis``: ordered against a number, ``axis`` is one
+        known = known | _ordered_against_numbers(expr.test, site)
+        return _numeric(expr.body, site, known) and _numeric(expr.orelse, site, known)
     if isinstance(expr, cst.Tuple):
-        return all(_numeric(e.value, site) for e in expr.elements)
+        return all(_numeric(e.value, site, known) for e in expr.elements)
     if isinstance(expr, cst.Call):
         return builtin_name(expr, site) in _NUMERIC_CALLS
     return False
+
+
+def _number_parameter(name: str, site: CallSite) -> bool:
+    """``def f(rank: int)``: a parameter annotated as a number."""
+    params = getattr(getattr(site.fn, "node", None), "params", None)
+    if params is None:
+        return False
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name and param.annotation is not None:
+            annotation = param.annotation.annotation
+            return isinstance(annotation, cst.Name) and annotation.value in ("int", "float")
+    return False
+
+
+def _ordered_against_numbers(test, site: CallSite) -> FrozenSet[str]:
+    names = set()
+    if isinstance(test, cst.Comparison):
+        ordering = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+        left = test.left
+        for target in test.comparisons:
+            right = target.comparator
+            if isinstance(target.operator, ordering):
+                for name, other in ((left, right), (right, left)):
+                    if isinstance(name, cst.Name) and _numeric(other, site):
+                        names.add(name.value)
+            left = right
+    return frozenset(names)
 
 
 def _describe(node) -> str:

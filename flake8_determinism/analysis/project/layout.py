@@ -46,6 +46,26 @@ def find_root(path: str) -> str:
     return root
 
 
+def linked_copy_of(path: str, root: str) -> Optional[str]:
+    """The project file that ``path`` reaches through a symlink (of the file or of a directory
+    under ``root``), when that file is a project file of its own; else None.  Repositories
+    link one helper into many recipe folders: the file is judged once, where it lives."""
+    absolute = os.path.abspath(path)
+    try:
+        real = os.path.realpath(absolute)
+        real_root = os.path.realpath(root)
+    except (OSError, ValueError):
+        return None
+    relative = os.path.relpath(absolute, os.path.abspath(root))
+    if relative.startswith(os.pardir) or real == os.path.join(real_root, relative):
+        return None  # outside the root, or no link between the root and the file
+    if not os.path.isfile(real):
+        return None
+    if os.path.commonpath([real, real_root]) != real_root:
+        return None  # a link out of the project: this path is the only one that lints it
+    return real
+
+
 _exists_memo: Dict[str, bool] = {}
 _isfile_memo: Dict[str, bool] = {}
 _isdir_memo: Dict[str, bool] = {}

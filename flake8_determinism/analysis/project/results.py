@@ -12,6 +12,7 @@ from typing import List, Optional, Tuple
 
 from ... import __version__
 from . import summary
+from .layout import linked_copy_of
 from .model import project_for
 from .store import Store
 
@@ -44,6 +45,12 @@ class Results:
 
 
 _results: dict = {}
+
+
+def linked_copy(path: Optional[str], settings) -> Optional[str]:
+    """The project file this path links to (see ``layout.linked_copy_of``), else None."""
+    project = project_for(path, settings) if path else None
+    return linked_copy_of(path, project.root) if project is not None else None
 
 
 def results_for(path: Optional[str], settings) -> Optional[Results]:
