@@ -84,10 +84,8 @@ class DeterminismChecker:
         candidates = precheck.rules_for_words(source, self.settings, ALL_RULES, self.tree)
         if not candidates:
             return  # nothing can fire: libcst is never loaded for this file
-        from .analysis.project.results import linked_copy, results_for
+        from .analysis.project.results import results_for
 
-        if linked_copy(self.filename, self.settings):
-            return  # judged where the file lives: the same report twice fixes nothing new
         results = results_for(self.filename, self.settings)
         check = results.check(source, self.filename, self.settings) if results is not None else None
         found = results.get(self.filename, check) if results is not None else None

@@ -48,6 +48,8 @@ class ModuleEdits(NamedTuple):
     comment: str
     place: Optional[placement.Place] = None  # where the run starts: the seeding goes there
     run_lines: Tuple[str, ...] = ()  # statements (templates) inserted at ``place``
+    # (the run's own seeding statement, the lines for what it misses, with its seed) inserted after it
+    completion: Optional[Tuple[object, Tuple[str, ...]]] = None
 
 
 def insertion_point(module: cst.Module) -> Tuple[int, int]:
@@ -111,7 +113,7 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
     module = ctx.module
     insert_at, first_work = insertion_point(module)
     lines: List[str] = []
-    after_helper = helper_lines = None
+    after_helper = helper_lines = completion = None
     used = used_frameworks(ctx)
     if edits.SEEDING in needs:
         used = run_frameworks(ctx)
@@ -123,8 +125,11 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
             missing = [fw for fw, _, _ in FRAMEWORK_LINES if fw in used and fw not in seeds]
             if missing:
                 helper_lines = (fn.node, [line.replace("{SEED}", param) for fw in missing for line in _lines(fw)])
+        completion = None if helper is not None else _completion(ctx, used)
         if helper is not None and missing and called:
             pass  # the script's own helper, completed, seeds everything where the script asked for it
+        elif completion is not None:
+            pass  # the run's own seeding, completed where it is, with its own seed
         elif helper is not None and not called and _only_definitions(module, first_work, helper[1]):
             after_helper = (helper[1], "%s({SEED})" % helper[0].name)
         else:
@@ -135,13 +140,104 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
         lines.append("{tensorflow}.config.experimental.enable_op_determinism()")
     place = placement.run_start(ctx) if lines or after_helper else None
     if place is None:
-        return ModuleEdits(insert_at, lines, after_helper, helper_lines, edits.SEED_WORKER in needs, COMMENT)
+        return ModuleEdits(insert_at, lines, after_helper, helper_lines, edits.SEED_WORKER in needs, COMMENT,
+                           completion=completion)
     # The run's start, not import time: importing the module leaves the importer's RNGs alone.
     run_lines = ([after_helper[1]] if after_helper else []) + lines
     if place.seed:
         run_lines = [line.replace("{SEED}", place.seed) for line in run_lines]
     return ModuleEdits(insert_at, [], None, helper_lines, edits.SEED_WORKER in needs, COMMENT, place,
-                       tuple(run_lines))
+                       tuple(run_lines), completion)
+
+
+def _completion(ctx, used) -> Optional[Tuple[object, Tuple[str, ...]]]:
+    """The run seeds some RNGs itself (``torch.manual_seed(opt.seed)``, ``set_seed(args.seed)``)
+    but not all it uses: the lines for the others, with the same seed, right after its last
+    seeding statement -- rather than a second block with a seed of its own.  None when the
+    run seeds nothing here, its seed is not a plain value, or a use comes before it."""
+    from ..rules.runs import run_of
+
+    run = run_of(ctx)
+    if run is None:
+        return None
+    missing = [fw for fw, _, _ in FRAMEWORK_LINES if fw in used and not run.seeded_in_run(fw)]
+    covered: Set[str] = set()
+    for fw, seeds, _ in FRAMEWORK_LINES:
+        if fw in missing and fw not in covered:
+            covered |= seeds - {fw}
+    missing = [fw for fw in missing if fw not in covered]
+    statement = _run_seeding_statement(ctx)
+    if not missing or statement is None:
+        return None
+    node, call, site = statement
+    seed = _seed_argument(ctx, call)
+    if seed is None or any(use.order < run.when(site) for use in run.unseeded(missing)):
+        return None
+    return node, tuple(line.replace("{SEED}", seed) for fw in missing for line in _lines(fw))
+
+
+def _run_seeding_statement(ctx):
+    """(statement, call, call site) of the last of the first run of consecutive seeding statements
+    in the run's own code: the module body, its ``__main__`` block, the function that calls."""
+    seeding = {id(site.node): site for site in ctx.index.calls
+               if ctx.facts.call_seeds(site) & set(T.FRAMEWORKS)
+               and (site.fn is None or ctx.facts.reaches(site.fn))}
+    if not seeding:
+        return None
+    for statements in _run_bodies(ctx):
+        found = None
+        for statement in statements:
+            call = _statement_call(statement)
+            if call is not None and id(call) in seeding:
+                found = (statement, call, seeding[id(call)])
+            elif found is not None:
+                break
+        if found is not None:
+            return found
+    return None
+
+
+def _run_bodies(ctx):
+    yield ctx.module.body
+    for guard in ctx.index.main_guards:
+        if isinstance(guard.body, cst.IndentedBlock):
+            yield guard.body.body
+            called = placement.called_function(guard.body.body, ctx)
+            if called is not None:
+                yield called.body.body
+
+
+def _statement_call(statement) -> Optional[cst.Call]:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            return small.value
+    return None
+
+
+def _seed_argument(ctx, call: cst.Call) -> Optional[str]:
+    """The seed a seeding call passes, as written, when it is a plain value (a name, an
+    attribute, a number, arithmetic on them): evaluating it again changes nothing."""
+    arg = next((a for a in call.args if a.keyword is None), None)
+    if arg is None:
+        arg = next((a for a in call.args if a.keyword is not None and "seed" in a.keyword.value.lower()), None)
+    if arg is None or arg.star or not _plain(arg.value):
+        return None
+    return ctx.module.code_for_node(arg.value)
+
+
+def _plain(value) -> bool:
+    if isinstance(value, (cst.Name, cst.Integer)):
+        return True
+    if isinstance(value, cst.Attribute):
+        return _plain(value.value)
+    if isinstance(value, cst.Subscript):
+        return _plain(value.value) and all(
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.Integer))
+            for e in value.slice)
+    if isinstance(value, cst.BinaryOperation):
+        return _plain(value.left) and _plain(value.right)
+    return False
 
 
 def _seeding_lines(ctx, spelling, used) -> List[str]:

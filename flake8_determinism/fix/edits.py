@@ -35,6 +35,8 @@ class Fix(NamedTuple):
     edits: Tuple[Tuple[object, Callable], ...] = ()
     needs: FrozenSet[str] = frozenset()
     safe: bool = True
+    # Applied in the round after the run's seeding is inserted: it then takes the run's own seed.
+    after_seeding: bool = False
 
 
 def module_fix(what: str, *needs: str) -> Fix:

@@ -37,7 +37,7 @@ def run_start(ctx) -> Optional[Place]:
     if parsed is not None:
         index, namespace = parsed
         return Place(guard, index + 1, _seed_of(namespace, option))
-    called = _called_function(guard.body.body, ctx)
+    called = called_function(guard.body.body, ctx)
     if called is not None:
         parsed = _parsed_at(called.body.body, ctx)
         if parsed is not None:
@@ -113,7 +113,7 @@ def _parses(value, ctx) -> bool:
         and site.method_name in PARSING_METHODS for site in ctx.index.calls)
 
 
-def _called_function(statements, ctx) -> Optional[cst.FunctionDef]:
+def called_function(statements, ctx) -> Optional[cst.FunctionDef]:
     """The module's own function the ``__main__`` block calls first (``main()``, ``main(opt)``)."""
     for statement in statements:
         if not isinstance(statement, cst.SimpleStatementLine):

@@ -16,7 +16,7 @@ from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 from .. import checker
 from ..rules.det304 import calls_raising_op
 from . import block, imports, placement, wrapping
-from .edits import SEED_WORKER, SEED_WORKER_OBJECTS, Fix
+from .edits import SEED_WORKER, SEED_WORKER_OBJECTS, SEEDING, Fix
 from .config import silenced
 from .spelling import Spelling, assigned_at_top
 
@@ -69,6 +69,11 @@ class DeterminismFix(VisitorBasedCodemodCommand):
             self.rewrites.setdefault(id(place.node), []).append(
                 lambda old, spell: placement.insert_into(old, place.index, self._statements(
                     [spell.format(line) for line in self.plan.run_lines], comment=self.plan.comment, blank_lines=0)))
+        if self.plan.completion is not None:
+            statement, lines = self.plan.completion
+            self.rewrites.setdefault(id(statement), []).append(
+                lambda old, spell: cst.FlattenSentinel([old, *self._statements(
+                    [spell.format(line) for line in lines], blank_lines=0)]))
         self.config = module.config_for_parsing
         self.grown: List[cst.Call] = []
         self.max_line_length = max_line_length
@@ -165,6 +170,8 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
         fixes = [p.fix for p in chosen if p.fix is not None and (p.fix.safe or unsafe)]
         if not fixes or ctx is None:
             break
+        if not only and any(SEEDING in f.needs for f in fixes):
+            fixes = [f for f in fixes if not f.after_seeding]  # the next round sees the run seeded
         if current is source:
             _check_rewritable(ctx.module, source)
         if check_only:

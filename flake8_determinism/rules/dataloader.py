@@ -70,18 +70,51 @@ def _is_dataloader(ctx: FileContext, func, site: CallSite, subclasses, depth: in
 
 
 GENERATOR_TEMPLATE = "{torch}.Generator().manual_seed({SEED})"
+GENERATOR_FROM_RUN = "{torch}.Generator().manual_seed({torch}.initial_seed())"  # after the run seeds torch
 
 
 def argument_fix(ctx: FileContext, site: CallSite, call: cst.Call, keyword: str, template: str, what: str,
                  needs=()):
-    """Set ``keyword`` on a ``torch.utils.data.DataLoader(...)`` call: not on a subclass (its
-    ``__init__`` may not take it), nor when a ``**dict`` may carry it (even as ``None``)."""
-    if ctx.qualname(site) != D.DATALOADER:
+    """Set ``keyword`` on a ``torch.utils.data.DataLoader(...)`` call, or of a subclass (also
+    one chosen through a variable) whose ``__init__`` takes it -- its own, with the keyword or
+    ``**kwargs``, or DataLoader's --; not when a ``**dict`` may carry it (even as ``None``)."""
+    subclasses = ctx.local_subclasses({D.DATALOADER}) if ctx.index.classes else {}
+    if not _takes(ctx, site.node.func, site, keyword, subclasses, 0):
         return None
     explicit = find_arg(site.node, keyword)
     if explicit is UNKNOWN or (explicit is MISSING and find_arg(call, keyword) is not MISSING):
         return None
     return edits.set_argument(site.node, keyword, None, template, what, needs)
+
+
+def _takes(ctx: FileContext, func, site: CallSite, keyword: str, subclasses, depth: int) -> bool:
+    """Calling ``func`` (a DataLoader class, however named) accepts ``keyword=``."""
+    qualname = ctx.resolve(func, site)
+    if qualname == D.DATALOADER:
+        return True
+    if isinstance(func, cst.Name):
+        binding = lookup(site.scope, func.value, site.order)
+        if binding is not None and binding.kind == "class":
+            return id(binding.node) in subclasses and _local_init_takes(binding.node, keyword)
+        if binding is not None and binding.kind == "assign" and isinstance(binding.value, cst.IfExp) and depth < 2:
+            choice = binding.value
+            return all(_takes(ctx, branch, site, keyword, subclasses, depth + 1)
+                       for branch in (choice.body, choice.orelse))
+    project = ctx.project if qualname and not qualname.startswith(D.TORCH_ROOT) else None
+    klass = project.class_target(qualname) if project is not None else None
+    return (klass is not None and D.DATALOADER in project.project.library_bases(klass)
+            and project.project.init_takes(klass, keyword))
+
+
+def _local_init_takes(klass: cst.ClassDef, keyword: str) -> bool:
+    """A subclass of this module: no ``__init__`` of its own, or one taking the keyword."""
+    body = klass.body.body if isinstance(klass.body, cst.IndentedBlock) else ()
+    init = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None:
+        return len(klass.bases) == 1  # DataLoader's own (a second base could define one)
+    params = init.params
+    named = {p.name.value for p in (*params.params, *params.kwonly_params)}
+    return keyword in named or isinstance(params.star_kwarg, cst.Param)
 
 
 def flag(call, where) -> Optional[bool]:

@@ -3,8 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import UNKNOWN, absent_or_none, find_arg
-from ..fix import edits
-from ..tables.data_order import GENERATOR, WORKER_INIT_FN
+from ..tables.data_order import GENERATOR
 from . import dataloader
 from ..tables.seeding import TORCH
 from .base import Report, Rule
@@ -83,10 +82,11 @@ class DataLoaderWithoutGenerator(Rule):
         ),
     )
     fix_description = (
-        "Adds ``generator=torch.Generator().manual_seed(SEED)`` (in a library module, seeded from the "
-        "caller's seed: ``torch.initial_seed()``) and, with workers, ``worker_init_fn=seed_worker``, "
-        "defining ``seed_worker`` once. Never on a call whose ``**kwargs`` may carry the argument, nor on "
-        "a DataLoader subclass."
+        "Adds ``generator=torch.Generator().manual_seed(SEED)``; where the run has seeded torch before the "
+        "loader, and in a library module, seeded from the run's own seed: ``torch.initial_seed()``. No "
+        "``worker_init_fn``: torch reseeds ``random`` and NumPy in each worker since 1.9, and DET201 adds "
+        "one where the workers would still repeat each other. Never on a call whose ``**kwargs`` may carry "
+        "the argument, nor on a DataLoader subclass."
     )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
@@ -103,13 +103,14 @@ class DataLoaderWithoutGenerator(Rule):
                     continue  # the workers draw nothing: their seeds change nothing
                 if draws is None and dataloader.says_in_order(call) and not ctx.settings.strict:
                     continue  # ``shuffle=False`` on a dataset not seen here (a validation loader): strict
-            fix = dataloader.argument_fix(ctx, site, call, GENERATOR[0], dataloader.GENERATOR_TEMPLATE,
-                                          "pass a seeded generator")
-            if fix is not None and workers is not False and not dataloader.lightning_seeds_workers(ctx):
-                seeding = dataloader.argument_fix(ctx, site, call, WORKER_INIT_FN[0], "seed_worker",
-                                                  "pass worker_init_fn=seed_worker", (edits.SEED_WORKER,))
-                if seeding is not None and absent_or_none(call, *WORKER_INIT_FN):
-                    fix = edits.combine("pass a seeded generator and worker_init_fn=seed_worker", [fix, seeding])
+            # Torch seeded by then: the generator takes the run's own seed (``--manualSeed``).
+            template = (dataloader.GENERATOR_FROM_RUN if ctx.facts.is_entry and ctx.facts.seeded_at(TORCH, site)
+                        else dataloader.GENERATOR_TEMPLATE)
+            # No worker_init_fn here: torch reseeds random and NumPy in each worker (>= 1.9);
+            # DET201 adds one where the workers would still repeat each other.
+            fix = dataloader.argument_fix(ctx, site, call, GENERATOR[0], template, "pass a seeded generator")
+            if fix is not None and template is dataloader.GENERATOR_TEMPLATE and ctx.facts.is_entry:
+                fix = fix._replace(after_seeding=True)  # a run seeded by the fix: its seed, next round
             yield Report(site.node, self.message(ctx, site, shuffles is True), fix=fix)
 
     @staticmethod

@@ -151,6 +151,10 @@ class Run:
         load, training = self._first_load, self._first_training
         return load is not None and (training is None or load <= training)
 
+    def when(self, site: CallSite) -> tuple:
+        """When ``site`` runs in the run, comparable with ``RunUse.order``."""
+        return self._key(site)
+
     def _key(self, site: CallSite) -> tuple:
         start = site.order if site.fn is None else self._first_reached.get(id(site.fn.node), _LATE)
         return start, site.order

@@ -286,6 +286,19 @@ class Project:
                     return method
         return None
 
+    def init_takes(self, klass: Target, keyword: str) -> bool:
+        """Does building this project class accept ``keyword=`` for its library base?  Its own
+        (or a project base's) ``__init__`` takes it or ``**kwargs``; without one, the library's
+        ``__init__`` is the one called."""
+        init = self.method(klass, "__init__")
+        if init is None:
+            return True
+        if init.kind != "function":
+            return False
+        summary = init.module.summary
+        return keyword in (summary.get("params", {}).get(init.key) or ()) or init.key in summary.get(
+            "takes_keywords", ())
+
     def library_bases(self, klass: Target, depth: int = 0) -> FrozenSet[str]:
         """The qualified names of the library classes a project class derives from."""
         found = set()

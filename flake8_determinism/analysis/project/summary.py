@@ -35,7 +35,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 18
+VERSION = 19
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 # A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
@@ -145,6 +145,7 @@ class _Summarizer:
         self.has_main = False
         self.in_parameters: set = set()  # ids of the calls inside a ``Parameter(...)``: they initialize weights
         self.params: Dict[str, tuple] = {}  # body key -> its parameters, in order
+        self.takes_keywords: List[str] = []  # body keys of functions with ``**kwargs``
         # id(call) -> the parameter whose value guards it: ``if seed is not None: np.random.seed(seed)``
         self.guarded: Dict[int, str] = {}
 
@@ -258,6 +259,8 @@ class _Summarizer:
         for extra in (node.args.vararg, node.args.kwarg):
             if extra is not None:
                 inner.bind(extra.arg, ("param", None))
+        if node.args.kwarg is not None:
+            self.takes_keywords.append(key)
         if scope.kind == "class":
             self.classes[scope.key]["methods"].append(node.name)
         outer = [(d, scope, body) for d in node.decorator_list]
@@ -795,6 +798,7 @@ def summarize(tree: ast.Module) -> dict:
         "main": summarizer.has_main,
         "returns": summarizer.return_kinds(),
         "params": summarizer.params,
+        "takes_keywords": tuple(summarizer.takes_keywords),
         # body key -> True when a seeding in it depends on an argument (``if seed is not None:``)
         "guards": summarizer.guard_bodies(),
     }

@@ -1,0 +1,87 @@
+"""Every codemod fixture project: ``tests/fixtures/fix_projects/NAME.in/`` fixed with
+``determinism-fix`` is ``NAME.out/``, file for file (unchanged files included).
+
+The project is fixed as a user would: a copy, the command run in its root over ``.``.  An
+``ARGS`` file in the ``.in`` folder holds extra command-line options (``--unsafe-fixes``);
+``expect-left`` lists ``path:line CODE`` still reported after the fix.  A second run changes
+nothing.
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from flake8_determinism.analysis.project import model
+from flake8_determinism.fix import block
+from flake8_determinism.fix.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "fix_projects"
+CASES = sorted(p.name[: -len(".in")] for p in FIXTURES.glob("*.in"))
+META = {"ARGS"}
+
+
+def files_of(root: Path) -> dict:
+    return {
+        str(p.relative_to(root)): p.read_text(encoding="utf-8")
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name not in META and ".determinism_cache" not in p.parts and "__pycache__" not in p.parts
+    }
+
+
+@pytest.fixture(autouse=True)
+def numpy_importable(monkeypatch):
+    monkeypatch.setattr(block, "_importable", lambda name: True)
+
+
+def fix_project(project: Path, extra, monkeypatch, capsys, *options) -> int:
+    monkeypatch.chdir(project)
+    model.forget()
+    status = main(["-j1", "--determinism-torch-version", "2.13", *extra, *options, "."])
+    model.forget()
+    return status
+
+
+def test_every_project_has_its_output():
+    assert CASES
+    for name in CASES:
+        assert (FIXTURES / (name + ".out")).is_dir(), name
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_fix_project(name, tmp_path, monkeypatch, capsys):
+    source = FIXTURES / (name + ".in")
+    project = tmp_path / name
+    shutil.copytree(source, project)
+    args = (source / "ARGS").read_text().split() if (source / "ARGS").exists() else []
+    fix_project(project, args, monkeypatch, capsys)
+    capsys.readouterr()
+    assert files_of(project) == files_of(FIXTURES / (name + ".out"))
+    status = fix_project(project, args, monkeypatch, capsys, "--check")
+    assert status == 0, capsys.readouterr()  # a second run would change nothing
+
+
+def regenerate() -> None:  # pragma: no cover - a maintainer's tool: python tests/test_fix_projects.py
+    import tempfile
+
+    block._importable = lambda name: True
+    for name in CASES:
+        with tempfile.TemporaryDirectory() as tmp:
+            project = Path(tmp) / name
+            source = FIXTURES / (name + ".in")
+            shutil.copytree(source, project)
+            args = (source / "ARGS").read_text().split() if (source / "ARGS").exists() else []
+            here = os.getcwd()
+            os.chdir(project)
+            try:
+                main(["-j1", "-q", "--determinism-torch-version", "2.13", *args, "."])
+            finally:
+                os.chdir(here)
+            target = FIXTURES / (name + ".out")
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(project, target, ignore=shutil.ignore_patterns(".determinism_cache", "__pycache__", *META))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    regenerate()
