@@ -62,6 +62,59 @@ def test_fix_project(name, tmp_path, monkeypatch, capsys):
     assert status == 0, capsys.readouterr()  # a second run would change nothing
 
 
+IMPORTER = """
+import importlib, random, sys
+import numpy, torch
+random.seed(5); numpy.random.seed(5); torch.manual_seed(5)
+if sys.argv[1] != "-":
+    importlib.import_module(sys.argv[1])
+print(random.random(), numpy.random.rand(), torch.rand(1).item())
+"""
+
+
+def _importable_modules(root: Path):
+    """Modules of a fixed project that are meant to be imported: guarded by ``__main__`` or
+    with no statement outside definitions and imports (a guard-less script runs when imported)."""
+    import ast
+
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        guarded = any(isinstance(s, ast.If) and "__main__" in ast.dump(s.test) for s in tree.body)
+        quiet = all(isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.Assign, ast.If))
+                    or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in tree.body)
+        if guarded or quiet:
+            yield ".".join(path.relative_to(root).with_suffix("").parts)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", CASES)
+def test_importing_a_fixed_module_leaves_the_importers_streams_alone(name):
+    """Seed, import, draw: the same numbers as seed, draw (the fix seeds runs, not imports)."""
+    import subprocess
+    import sys
+
+    from run_support import fresh_environment
+
+    pytest.importorskip("torch")
+    root = FIXTURES / (name + ".out")
+
+    def draws(module):
+        run = subprocess.run([sys.executable, "-c", IMPORTER, module], cwd=root, capture_output=True, text=True,
+                             env=fresh_environment(), timeout=120)
+        assert run.returncode == 0, run.stderr
+        return run.stdout
+
+    modules = list(_importable_modules(root))
+    if not modules:  # only guard-less scripts, seeded at module level: none may be imported
+        names = [p.stem for p in root.rglob("*.py")]
+        sources = "\n".join(p.read_text(encoding="utf-8") for p in root.rglob("*.py"))
+        assert not any("import %s" % n in sources or "from %s " % n in sources for n in names)
+        return
+    alone = draws("-")
+    for module in modules:
+        assert draws(module) == alone, module
+
+
 def regenerate() -> None:  # pragma: no cover - a maintainer's tool: python tests/test_fix_projects.py
     import tempfile
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_determinism.fix import block
+from flake8_determinism.fix import block, installed
 from flake8_determinism.fix.config import Flake8Config
 from flake8_determinism.fix.transform import fix_source
 from flake8_determinism.settings import Settings
@@ -32,6 +32,13 @@ def numpy_importable(monkeypatch):
     """The outputs seed NumPy's global RNG as where NumPy is installed (``.ci/run`` also runs
     these on Pythons without it); ``test_numpy_seeded_only_where_importable`` covers the rest."""
     monkeypatch.setattr(block, "_importable", lambda name: True)
+
+
+@pytest.fixture(autouse=True)
+def frameworks_installed(monkeypatch):
+    """Framework-native fixes as where today's transformers, Lightning, accelerate and mmengine
+    are installed (the suite has none of them); ``tests/test_fix_installed.py`` covers the rest."""
+    monkeypatch.setattr(installed, "accepts", lambda name, keyword: True)
 
 
 @pytest.fixture(scope="module")

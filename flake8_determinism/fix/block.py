@@ -18,7 +18,7 @@ from ..tables.determinism import (
     ALGORITHMS, ALGORITHMS_WARN_ONLY, CUBLAS_CHECK_REMOVED, CUBLAS_CONFIG, CUDNN_DETERMINISTIC, TF_OP_DETERMINISM,
 )
 from ..tables.entry import is_declarative_call
-from . import edits, placement
+from . import edits, installed, placement
 
 # Framework -> what its lines seed, the lines; in the order the block lists them (RULES.md).
 FRAMEWORK_LINES = (
@@ -330,7 +330,7 @@ def _imported_helper(ctx, spelling) -> Optional[Tuple[str, FrozenSet[str]]]:
             seeds = T.ALL_FRAMEWORKS
         else:
             continue
-        arguments = ", workers=True" if tail == "seed_everything" else ""
+        arguments = ", workers=True" if tail == "seed_everything" and installed.accepts(qualified, "workers") else ""
         return "%s({SEED}%s)" % (local, arguments), seeds
     return None
 
@@ -340,6 +340,8 @@ def _native_helper(ctx, spelling) -> Optional[Tuple[str, FrozenSet[str]]]:
         if root not in ctx.index.imported_roots:
             continue
         chosen = next((c for c in candidates if c.rsplit(".", 1)[0] in spelling.bound), candidates[0])
+        if "workers=" in arguments and not installed.accepts(chosen, "workers"):
+            arguments = "({SEED})"  # Lightning < 1.3 has no workers=
         return spelling.name(chosen) + arguments, T.SEEDERS.get(chosen, T.SEEDERS["lightning.seed_everything"])
     if any(ctx.facts.builds_seeding_trainer(site) for site in ctx.index.calls):
         return spelling.name("transformers.set_seed") + "({SEED})", T.SEEDERS["transformers.set_seed"]

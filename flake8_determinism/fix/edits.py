@@ -37,6 +37,10 @@ class Fix(NamedTuple):
     safe: bool = True
     # Applied in the round after the run's seeding is inserted: it then takes the run's own seed.
     after_seeding: bool = False
+    # (qualified name, keyword) the installed framework must accept (``fix/installed.py``),
+    # else ``fallback`` is applied instead (None: nothing).
+    requires: Tuple[Tuple[str, str], ...] = ()
+    fallback: Optional["Fix"] = None
 
 
 def module_fix(what: str, *needs: str) -> Fix:
@@ -46,7 +50,7 @@ def module_fix(what: str, *needs: str) -> Fix:
 def combine(what: str, fixes: Sequence[Fix]) -> Fix:
     """One fix made of several (a switch on every ``Trainer(...)`` of the module)."""
     return Fix(what, tuple(e for f in fixes for e in f.edits), frozenset().union(*(f.needs for f in fixes)),
-               all(f.safe for f in fixes))
+               all(f.safe for f in fixes), requires=tuple(r for f in fixes for r in f.requires))
 
 
 def set_argument(call, keyword: Optional[str], position: Optional[int], template: str, what: str,

@@ -32,6 +32,10 @@ def run_start(ctx) -> Optional[Place]:
     if not guards:
         return None
     guard = guards[0]
+    return _with_config_seed(_start(ctx, guard))
+
+
+def _start(ctx, guard) -> Place:
     option = seed_option(ctx)
     parsed = _parsed_at(guard.body.body, ctx)
     if parsed is not None:
@@ -43,7 +47,80 @@ def run_start(ctx) -> Optional[Place]:
         if parsed is not None:
             index, namespace = parsed
             return Place(called, index + 1, _seed_of(namespace, option))
+        if _config_seed(called, called.body.body, 0) is not None:
+            return Place(called, 0, None)  # ``main(cfg)`` reads ``cfg.seed``: seeded there
     return Place(guard, _after_imports(guard.body.body), None)
+
+
+def _with_config_seed(place: Place) -> Place:
+    """Without a ``--seed`` option: the seed the run reads from its configuration
+    (``cfg.seed``, ``config["seed"]``), seeded once that object exists."""
+    if place.seed is not None:
+        return place
+    found = _config_seed(place.node, place.node.body.body, place.index)
+    if found is None:
+        return place
+    index, seed = found
+    return Place(place.node, max(place.index, index), seed)
+
+
+def _config_seed(owner, statements, start: int) -> Optional[Tuple[int, str]]:
+    """(where the seeding can go, the expression) for the first ``NAME.seed`` / ``NAME["seed"]``
+    read at or after ``start``, NAME being a parameter of ``owner`` or assigned by an earlier
+    statement of ``statements`` (the seeding then goes right after that assignment)."""
+    params = {p.name.value for p in owner.params.params} if isinstance(owner, cst.FunctionDef) else set()
+    assigned = {}
+    for index, statement in enumerate(statements):
+        for name in _assigned_names(statement):
+            assigned[name] = index + 1
+        if index < start:
+            continue
+        for node in _descendants(statement):
+            name = _seed_field_owner(node)
+            if name is not None and (name in params or name in assigned):
+                where = assigned.get(name, 0)
+                if where <= index:
+                    return max(where, start), cst.Module([]).code_for_node(node)
+    return None
+
+
+SEED_FIELDS = ("seed", "random_seed", "manual_seed", "manualSeed", "rng_seed")
+
+
+def _seed_field_owner(node) -> Optional[str]:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.attr.value in SEED_FIELDS:
+        return node.value.value
+    if (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)):
+        key = node.slice[0].slice.value
+        if isinstance(key, cst.SimpleString) and key.evaluated_value in SEED_FIELDS:
+            return node.value.value
+    return None
+
+
+def _assigned_names(statement):
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        yield target.target.value
+            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                yield small.target.value
+    elif isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock):
+        # ``with open(path) as f: cfg = yaml.safe_load(f)``: bound once the block has run
+        for inner in statement.body.body:
+            yield from _assigned_names(inner)
+
+
+def _descendants(root):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not root:
+            continue
+        yield node
+        stack.extend(reversed(node.children))
 
 
 def _after_imports(statements) -> int:

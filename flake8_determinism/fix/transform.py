@@ -15,7 +15,7 @@ from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 
 from .. import checker
 from ..rules.det304 import calls_raising_op
-from . import block, imports, placement, wrapping
+from . import block, imports, installed, placement, wrapping
 from .edits import SEED_WORKER, SEED_WORKER_OBJECTS, SEEDING, Fix
 from .config import silenced
 from .spelling import Spelling, assigned_at_top
@@ -167,10 +167,11 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
     current, left = source, found
     for _ in range(1 if only else MAX_ROUNDS):
         chosen = [p for p in left if only(p.finding)] if only else left
-        fixes = [p.fix for p in chosen if p.fix is not None and (p.fix.safe or unsafe)]
+        fixes = [f for f in (installed_fix(p.fix) for p in chosen if p.fix is not None and (p.fix.safe or unsafe))
+                 if f is not None]
         if not fixes or ctx is None:
             break
-        if not only and any(SEEDING in f.needs for f in fixes):
+        if any(SEEDING in f.needs for f in fixes):
             fixes = [f for f in fixes if not f.after_seeding]  # the next round sees the run seeded
         if current is source:
             _check_rewritable(ctx.module, source)
@@ -190,6 +191,13 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
             break
         current, ctx, left = fixed, next_ctx, next_left
     return FileFix(current, found, left, _unsafe(left), current != source)
+
+
+def installed_fix(fix: Fix) -> Optional[Fix]:
+    """``fix``, or its fallback when the installed framework does not take an option it sets."""
+    if all(installed.accepts(name, keyword) for name, keyword in fix.requires):
+        return fix
+    return fix.fallback
 
 
 def _check_rewritable(module: cst.Module, source: str) -> None:

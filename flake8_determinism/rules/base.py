@@ -178,12 +178,17 @@ class GlobalDrawRule(Rule):
         return might_use(text, FRAMEWORKS_OF[self.code])
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
-        from .runs import cause_reports, run_of
+        from .runs import MOVE, SEED, cause_reports, run_of
 
         reported = set()
-        for node, message, seeding_fixes in cause_reports(ctx, self.code):
+        for node, message, kind, framework in cause_reports(ctx, self.code):
             reported.add(id(node))
-            yield Report(node, message, fix=seeding_fix(ctx) if seeding_fixes else None)
+            fix = seeding_fix(ctx) if kind == SEED else None
+            if kind == MOVE:
+                from ..fix.moves import move_seeding_fix
+
+                fix = move_seeding_fix(ctx, node, framework)
+            yield Report(node, message, fix=fix)
         if run_of(ctx) is not None and not ctx.settings.strict:
             return  # the run's reports say it all
         for site in self.draws(ctx):

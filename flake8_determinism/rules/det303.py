@@ -150,12 +150,16 @@ _NATIVE_SWITCHES = (
 
 def _framework_fix(ctx: FileContext) -> edits.Fix:
     """The switch of the framework the script trains with, else deterministic kernels at start-up."""
+    generic = edits.module_fix("turn deterministic algorithms on at start-up", edits.TORCH_DETERMINISM)
     for matches, keyword, value in _NATIVE_SWITCHES:
         sites = [s for s in ctx.index.calls if matches(ctx.qualname(s) or "")]
         fixes = [_native_switch(site, keyword, value) for site in sites]
         if sites and all(fixes):
-            return edits.combine("set %s=%s" % (keyword, value.replace("{SEED}", "SEED")), fixes)
-    return edits.module_fix("turn deterministic algorithms on at start-up", edits.TORCH_DETERMINISM)
+            # Only where the installed version takes the option (an older one raises TypeError).
+            requires = tuple((ctx.qualname(site), keyword) for site in sites)
+            return edits.combine("set %s=%s" % (keyword, value.replace("{SEED}", "SEED")), fixes)._replace(
+                requires=requires, fallback=generic)
+    return generic
 
 
 def _native_switch(site: CallSite, keyword: str, value: str):

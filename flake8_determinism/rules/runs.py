@@ -420,10 +420,14 @@ def run_of(ctx: FileContext) -> Optional[Run]:
     return run
 
 
-def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, bool]]:
-    """(node, message, whether seeding the run fixes it) for each report of a seeding rule in
-    the entry module's run.  A use before the run's seeding is fixed by moving code, and one in
-    a spawned process by seeding there: another seeding block would fix neither."""
+SEED, MOVE = "seed", "move"  # how a cause report is fixed: seeding the run, moving its seeding up
+
+
+def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, str, str]]:
+    """(node, message, fix kind, framework) for each report of a seeding rule in the entry
+    module's run; the kind is SEED, MOVE or "".  A use before the run's seeding is fixed by
+    moving code, and one in a spawned process by seeding there: another seeding block would
+    fix neither."""
     run = run_of(ctx)
     if run is None or seeds_nothing(run):
         return
@@ -439,7 +443,7 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, bo
             "%s is never seeded in the processes torch.multiprocessing.spawn starts with %s(), which do not inherit"
             " the parent's seed; it %s — seed it at the start of %s()" % (
                 rng, first.spawned, run.named(spawned), first.spawned)
-        ), False
+        ), "", first.framework
         unseeded = [use for use in unseeded if use.spawned is None]
         if all(use.covered for use in unseeded):
             return
@@ -448,7 +452,7 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, bo
         yield first.node, "%s never seeded in this run; %s %s — seed %s at start-up: %s" % (
             _rng_names(code, unseeded), "they" if _several(unseeded) else "it", run.named(unseeded),
             "them" if _several(unseeded) else "it", SEED_CALLS[first.framework],
-        ), True
+        ), SEED, first.framework
         return
     reported = set()
     for use in unseeded:
@@ -460,7 +464,7 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, bo
         yield use.node, (
             "%s %s%s with %s before the run seeds it: the values change every run — seed first, or move this"
             " after the seeding" % (_spelled_call(use.node), verb, detail, RNG_NAMES.get(use.framework, use.framework))
-        ), False
+        ), MOVE, use.framework
 
 
 def _several(uses) -> bool:

@@ -1,0 +1,101 @@
+"""Which options the installed frameworks accept (RULES.md: framework-native fixes "only with
+options the installed version of that framework accepts").
+
+Read from the installed package's source with ``ast``, never imported: importing transformers
+or Lightning imports torch and takes seconds, and the fixer must not run framework code.  A
+framework that is not installed, or whose definition is not where we look, accepts nothing:
+the fix is then the generic one.
+"""
+
+import ast
+import importlib.util
+import os
+from functools import lru_cache
+from typing import Optional, Tuple
+
+from ..tables.determinism import LIGHTNING_TRAINERS, MMENGINE_RUNNERS, is_training_arguments
+
+# What a fix calls -> (package, its module file, the definition there).  A definition the file
+# only imports (``from lightning_fabric.utilities.seed import seed_everything``) is followed.
+DEFINITIONS = {
+    "transformers.TrainingArguments": ("transformers", "training_args.py", "TrainingArguments"),
+    "accelerate.utils.set_seed": ("accelerate", "utils/random.py", "set_seed"),
+    "lightning.Trainer": ("lightning", "pytorch/trainer/trainer.py", "Trainer"),
+    "lightning.seed_everything": ("lightning", "fabric/utilities/seed.py", "seed_everything"),
+    "pytorch_lightning.Trainer": ("pytorch_lightning", "trainer/trainer.py", "Trainer"),
+    "pytorch_lightning.seed_everything": ("pytorch_lightning", "utilities/seed.py", "seed_everything"),
+    "mmengine.runner.Runner": ("mmengine", "runner/runner.py", "Runner"),
+}
+_SPELLINGS = {
+    "lightning.pytorch.seed_everything": "lightning.seed_everything",
+    "lightning.fabric.seed_everything": "lightning.seed_everything",
+}
+_FOLLOW_DEPTH = 3
+
+
+def canonical(qualname: str) -> str:
+    if is_training_arguments(qualname):
+        return "transformers.TrainingArguments"  # its subclasses (Seq2Seq..., trl's configs) inherit the field
+    if qualname in LIGHTNING_TRAINERS:
+        return "lightning.Trainer"
+    if qualname in MMENGINE_RUNNERS:
+        return "mmengine.runner.Runner"
+    return _SPELLINGS.get(qualname, qualname)
+
+
+def accepts(qualname: str, keyword: str) -> bool:
+    """Does the installed framework's ``qualname`` take ``keyword=``?"""
+    definition = DEFINITIONS.get(canonical(qualname))
+    if definition is None:
+        return False
+    parameters = _parameters(*definition, 0)
+    return parameters is not None and (keyword in parameters[0] or parameters[1])
+
+
+@lru_cache(maxsize=None)
+def _parameters(package: str, relative: str, name: str, depth: int) -> Optional[Tuple[frozenset, bool]]:
+    """(named parameters or dataclass fields, takes ``**kwargs``) of ``name`` in the file."""
+    tree = _parse(package, relative)
+    if tree is None:
+        return None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return _signature(node.args)
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+            if init is not None:
+                return _signature(init.args)
+            fields = frozenset(s.target.id for s in node.body
+                               if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name))
+            return fields, False  # a dataclass: its fields are its keywords
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and depth < _FOLLOW_DEPTH:
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    root, _, rest = node.module.partition(".")
+                    path = rest.replace(".", "/")
+                    for candidate in (path + ".py", path + "/__init__.py") if path else ("__init__.py",):
+                        found = _parameters(root, candidate, alias.name, depth + 1)
+                        if found is not None:
+                            return found
+    return None
+
+
+def _signature(args: ast.arguments) -> Tuple[frozenset, bool]:
+    named = frozenset(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
+    return named, args.kwarg is not None
+
+
+def _parse(package: str, relative: str) -> Optional[ast.Module]:
+    try:
+        spec = importlib.util.find_spec(package)  # locates; runs nothing of the package
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+    for location in locations:
+        path = os.path.join(location, relative)
+        try:
+            with open(path, "rb") as handle:
+                return ast.parse(handle.read())
+        except (OSError, SyntaxError, ValueError):
+            continue
+    return None

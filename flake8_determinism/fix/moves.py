@@ -1,0 +1,149 @@
+"""The unsafe fix of a use before the run's seeding: move the seeding up (RULES.md: "a draw
+before the existing seed gets no second seed").
+
+``model = build(args.depth)`` followed by ``init_seeds(args.seed)`` in the same body: the
+seeding statement goes just before the statement that uses the RNG, when nothing between
+them binds a name the seeding statement reads (it would then read another value, or none).
+Unsafe: the statements it now precedes draw other numbers than before -- which is the point,
+but it changes what the run computes.
+"""
+
+from typing import Iterator, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from ..tables.run_uses import SEEDED_BY
+from .edits import Fix
+
+_COMPOUND = (cst.FunctionDef, cst.If, cst.Else, cst.With, cst.For, cst.While, cst.Try, cst.Finally,
+             cst.ExceptHandler)
+
+
+def move_seeding_fix(ctx, node, framework: str) -> Optional[Fix]:
+    """Move the first statement after ``node``'s statement that seeds ``framework`` (in the
+    same body) to just before it; None when there is none or the move could change its seed."""
+    found = _statements_around(ctx, node, framework)
+    if found is None:
+        return None
+    owner, use_index, seed_index = found
+    body = _body_of(owner)
+    seeding = body[seed_index]
+    if _bound_in(body[use_index:seed_index]) & _names_read(seeding):
+        return None
+    shift = seed_index - use_index
+
+    def rewrite(updated, spell):
+        statements = list(_body_of(updated))
+        # The seeding statement is unchanged by other fixes (libcst rebuilds it: compared by
+        # value, the match nearest its old place); statements inserted before the use (the
+        # run's start) shift both places alike.
+        matches = [i for i, s in enumerate(statements) if s.deep_equals(seeding)]
+        at = min(matches, key=lambda i: abs(i - seed_index)) if matches else None
+        if at is None or at - shift < 0:
+            return updated
+        moved = statements.pop(at)
+        target = at - shift
+        comments = [line for line in moved.leading_lines if line.comment is not None]
+        moved = moved.with_changes(leading_lines=[*statements[target].leading_lines, *comments])
+        statements[target] = statements[target].with_changes(leading_lines=())
+        statements.insert(target, moved)
+        return _with_body(updated, statements)
+
+    return Fix("move the seeding before the first use", ((owner, rewrite),), frozenset(), safe=False)
+
+
+def _statements_around(ctx, node, framework: str) -> Optional[Tuple[object, int, int]]:
+    """(the body holding the use's statement, its index, the seeding statement's index):
+    the innermost body first, then the bodies around it."""
+    frameworks = set(SEEDED_BY.get(framework, (framework,)))
+    sites = {id(site.node): site for site in ctx.index.calls}
+    holding = [owner for owner in _owners(ctx.module)
+               if any(_contains(s, node) for s in _body_of(owner))]
+    for owner in reversed(holding):  # pre-order: the innermost body is the last
+        body = _body_of(owner)
+        use_index = next(i for i, s in enumerate(body) if _contains(s, node))
+        for index in range(use_index + 1, len(body)):
+            call = _statement_call(body[index])
+            site = sites.get(id(call)) if call is not None else None
+            if site is not None and ctx.facts.call_seeds(site) & frameworks:
+                return owner, use_index, index
+        if isinstance(owner, cst.FunctionDef):
+            return None  # the function's caller decides when its body runs
+    return None
+
+
+def _owners(root) -> Iterator[object]:
+    """The module and every statement with a body of statements, in pre-order."""
+    for node, _ in _walk_all(root):
+        if isinstance(node, cst.Module) or (
+                isinstance(node, _COMPOUND) and isinstance(getattr(node, "body", None), cst.IndentedBlock)):
+            yield node
+
+
+def _body_of(owner) -> Optional[List]:
+    if isinstance(owner, cst.Module):
+        return list(owner.body)
+    body = getattr(owner, "body", None)
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else None
+
+
+def _with_body(owner, statements):
+    if isinstance(owner, cst.Module):
+        return owner.with_changes(body=statements)
+    return owner.with_changes(body=owner.body.with_changes(body=statements))
+
+
+def _contains(statement, node) -> bool:
+    if statement is node:
+        return True
+    return any(child is node for child, _ in _walk_all(statement))
+
+
+def _walk_all(root) -> Iterator[Tuple[object, object]]:
+    """Every node under ``root`` (nested scopes too), in pre-order."""
+    stack = [(root, None)]
+    while stack:
+        current, parent = stack.pop()
+        yield current, parent
+        stack.extend((child, current) for child in reversed(current.children))
+
+
+def _statement_call(statement) -> Optional[cst.Call]:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            return small.value
+    return None
+
+
+def _names_read(statement) -> Set[str]:
+    return {node.value for node, _ in _walk_all(statement) if isinstance(node, cst.Name)}
+
+
+def _bound_in(statements) -> Set[str]:
+    """Names the statements bind: assignment and loop targets, imports, ``with ... as``,
+    definitions, ``global``/``nonlocal`` (a function called there may rebind those)."""
+    bound: Set[str] = set()
+    for statement in statements:
+        for node, _ in _walk_all(statement):
+            targets = []
+            if isinstance(node, cst.AssignTarget):
+                targets.append(node.target)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+                targets.append(node.target)
+            elif isinstance(node, (cst.For, cst.CompFor)):
+                targets.append(node.target)
+            elif isinstance(node, cst.AsName):
+                targets.append(node.name)
+            elif isinstance(node, cst.NamedExpr):
+                targets.append(node.target)
+            elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                bound.add(node.name.value)
+            elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    bound.add((alias.evaluated_alias or alias.evaluated_name).split(".")[0])
+            elif isinstance(node, (cst.Global, cst.Nonlocal)):
+                bound.update(item.name.value for item in node.names)
+            for target in targets:
+                bound.update(n.value for n, _ in _walk_all(target) if isinstance(n, cst.Name))
+    return bound
