@@ -45,3 +45,24 @@ def test_inserted_code_adds_no_style_problem(name, tmp_path):
     for check in (pycodestyle, isort_order):
         added = check(after) - check(before) - KNOWN.get(name, Counter())
         assert not added, "%s: %s adds %s" % (name, check.__name__, dict(added))
+
+
+PROJECTS = Path(__file__).parent / "fixtures" / "fix_projects"
+PROJECT_FILES = sorted(
+    (project[: -len(".out")], str(path.relative_to(PROJECTS / project)))
+    for project in (p.name for p in PROJECTS.glob("*.out"))
+    for path in (PROJECTS / project).rglob("*.py")
+)
+
+
+@pytest.mark.torch  # the test extra (ruff comes with it), not torch itself
+@pytest.mark.parametrize("name,relative", PROJECT_FILES)
+def test_project_fixes_add_no_style_problem(name, relative, tmp_path):
+    """The same on every file of the fixture projects (``tests/test_fix_projects.py``)."""
+    before, after = tmp_path / "before" / "x.py", tmp_path / "after" / "x.py"
+    for path, suffix in ((before, ".in"), (after, ".out")):
+        path.parent.mkdir()
+        path.write_text((PROJECTS / (name + suffix) / relative).read_text())
+    for check in (pycodestyle, isort_order):
+        added = check(after) - check(before)
+        assert not added, "%s/%s: %s adds %s" % (name, relative, check.__name__, dict(added))

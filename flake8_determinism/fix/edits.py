@@ -163,7 +163,10 @@ def _appended(call, args, new):
     separator = _separator(call)
     if isinstance(last.comma, cst.Comma):  # a trailing comma: the new argument takes it
         new = new.with_changes(comma=last.comma)
-    return args[:-1] + [last.with_changes(comma=separator), new]
+    # ``f(\n    a, b\n)``: the line break before ``)`` follows the new last argument.
+    new = new.with_changes(whitespace_after_arg=last.whitespace_after_arg)
+    last = last.with_changes(comma=separator, whitespace_after_arg=cst.SimpleWhitespace(""))
+    return args[:-1] + [last, new]
 
 
 def _separator(call):
