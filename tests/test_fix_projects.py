@@ -88,31 +88,40 @@ def _importable_modules(root: Path):
 
 @pytest.mark.torch
 @pytest.mark.parametrize("name", CASES)
-def test_importing_a_fixed_module_leaves_the_importers_streams_alone(name):
-    """Seed, import, draw: the same numbers as seed, draw (the fix seeds runs, not imports)."""
+def test_importing_a_fixed_module_leaves_the_importers_streams_alone(name, tmp_path):
+    """Seed, import, draw: the same numbers with the fixed module as with the original (and,
+    where importing the original draws nothing, as without the import): the fix seeds runs,
+    never imports.  Run in copies: importing a module may write files."""
     import subprocess
     import sys
 
     from run_support import fresh_environment
 
     pytest.importorskip("torch")
-    root = FIXTURES / (name + ".out")
+    copies = {}
+    for kind in ("in", "out"):
+        copies[kind] = tmp_path / kind
+        shutil.copytree(FIXTURES / ("%s.%s" % (name, kind)), copies[kind])
 
-    def draws(module):
-        run = subprocess.run([sys.executable, "-c", IMPORTER, module], cwd=root, capture_output=True, text=True,
-                             env=fresh_environment(), timeout=120)
+    def draws(kind, module):
+        run = subprocess.run([sys.executable, "-c", IMPORTER, module], cwd=copies[kind], capture_output=True,
+                             text=True, env=fresh_environment(), timeout=120)
         assert run.returncode == 0, run.stderr
         return run.stdout
 
-    modules = list(_importable_modules(root))
+    modules = list(_importable_modules(copies["out"]))
     if not modules:  # only guard-less scripts, seeded at module level: none may be imported
-        names = [p.stem for p in root.rglob("*.py")]
-        sources = "\n".join(p.read_text(encoding="utf-8") for p in root.rglob("*.py"))
+        names = [p.stem for p in copies["out"].rglob("*.py")]
+        sources = "\n".join(p.read_text(encoding="utf-8") for p in copies["out"].rglob("*.py"))
         assert not any("import %s" % n in sources or "from %s " % n in sources for n in names)
         return
-    alone = draws("-")
+    alone = draws("out", "-")
     for module in modules:
-        assert draws(module) == alone, module
+        before = draws("in", module)
+        assert draws("out", module) == before, module
+        if before == alone:
+            continue
+        assert name == "guardless_imported", module  # the only fixture whose original draws on import
 
 
 def regenerate() -> None:  # pragma: no cover - a maintainer's tool: python tests/test_fix_projects.py

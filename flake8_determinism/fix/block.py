@@ -139,6 +139,10 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
     if edits.TF_DETERMINISM in needs and not ctx.facts.turns_on(TF_OP_DETERMINISM):
         lines.append("{tensorflow}.config.experimental.enable_op_determinism()")
     place = placement.run_start(ctx) if lines or after_helper else None
+    if place is None and (lines or after_helper) and _imported_in_project(ctx):
+        # A guard-less module that project modules import: seeding it would seed them too.
+        return ModuleEdits(insert_at, [], None, helper_lines, edits.SEED_WORKER in needs, COMMENT,
+                           completion=completion)
     if place is None:
         return ModuleEdits(insert_at, lines, after_helper, helper_lines, edits.SEED_WORKER in needs, COMMENT,
                            completion=completion)
@@ -148,6 +152,17 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
         run_lines = [line.replace("{SEED}", place.seed) for line in run_lines]
     return ModuleEdits(insert_at, [], None, helper_lines, edits.SEED_WORKER in needs, COMMENT, place,
                        tuple(run_lines), completion)
+
+
+def _imported_in_project(ctx) -> bool:
+    """Does a module of the project import this one (unknown in a tree too large: yes)?"""
+    from ..analysis.project.model import importers_of
+
+    view = ctx.project
+    if view is None:
+        return False
+    found = importers_of(view.project, view.path)
+    return found is None or bool(found)
 
 
 def _completion(ctx, used) -> Optional[Tuple[object, Tuple[str, ...]]]:

@@ -175,12 +175,12 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
             fixes = [f for f in fixes if not f.after_seeding]  # the next round sees the run seeded
         if current is source:
             _check_rewritable(ctx.module, source)
-        if check_only:
-            unfixed = [p for p in left if p.fix is None or not (p.fix.safe or unsafe)]
-            return FileFix(current, found, unfixed, _unsafe(left) if not unsafe else [], True)
         command = DeterminismFix(CodemodContext(filename=filename or None), ctx, fixes, settings, seed,
                                  (noqa or {}).get("max_line_length") or MAX_LINE_LENGTH)
         fixed = command.transform_module(ctx.module).code
+        if check_only:  # would the first round change the file (as writing it would)?
+            unfixed = [p for p in left if p.fix is None or not (p.fix.safe or unsafe)]
+            return FileFix(current, found, unfixed, _unsafe(left) if not unsafe else [], fixed != current)
         if fixed == current:
             break
         try:  # linting the output is also the check that it parses (ast, then libcst)

@@ -10,6 +10,7 @@ from ..analysis.scopes import enclosing_class
 from ..tables.rng_objects import ALWAYS_UNSEEDED, UNSEEDED_CONSTRUCTORS
 from ..fix import edits
 from .base import Report, Rule, last_parts
+from .environments import environment_fix, unseeded_environments
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -25,18 +26,24 @@ class UnseededRngObject(Rule):
     ``tf.random.Generator.from_non_deterministic_state()``.  ``torch.Generator()``
     is not reported: it starts from a fixed default seed; nor an object stored on
     ``self`` that a method of its class seeds (``self.rng.seed(s)`` in gym's
-    ``seed(self, s)``).
+    ``seed(self, s)``).  Also a gymnasium/gym environment (``env = gym.make(...)``)
+    whose resets in that function all pass no seed and that is never seeded
+    with ``env.seed(...)``: its own RNG is created at the first reset.
 
     Why it matters: an unseeded RNG object pulls fresh OS entropy, and
     ``np.random.seed`` does not affect it, so global seeding cannot save it.
 
     Fix: pass a seed (``default_rng(SEED)``) or a seed derived from one
-    (``SeedSequence(SEED).spawn(n)``).
+    (``SeedSequence(SEED).spawn(n)``); an environment: ``reset(seed=SEED)`` at
+    its first reset when that runs once, else ``env.reset(seed=SEED)`` once,
+    right after the environment is made (resets in the episode loop stay as
+    they are: seeding each would replay one episode).
     """
 
     code = "DET103"
     fixes = "safe"
-    triggers = last_parts(UNSEEDED_CONSTRUCTORS) | last_parts(ALWAYS_UNSEEDED)
+    # Environments: the module names gym or gymnasium (``make`` alone is in every other file).
+    triggers = last_parts(UNSEEDED_CONSTRUCTORS) | last_parts(ALWAYS_UNSEEDED) | frozenset({"gym", "gymnasium"})
     invalid = (
         "import numpy as np\n\nrng = np.random.default_rng()\nprint(rng.random(3))\n",
         "import numpy as np\nrng = np.random.default_rng()\n",
@@ -67,6 +74,12 @@ class UnseededRngObject(Rule):
             "https://docs.python.org/3/library/random.html#random.seed",
         ),
         (
+            "gymnasium ``Env.reset(seed=None)``: if the environment has no PRNG yet and no seed is given, "
+            "'a seed will be chosen from some source of entropy'; reset 'should (in the typical use case) be "
+            "called with a seed right after initialization and then never again'.",
+            "gymnasium/core.py ``Env.reset`` and gymnasium/utils/seeding.py ``np_random`` in gymnasium 1.4",
+        ),
+        (
             "A new ``torch.Generator()`` starts from the fixed seed 67280421310721, so it is not "
             "reported.",
             "c10/core/GeneratorImpl.h in torch 2.13, observed (catalog §1.0)",
@@ -74,8 +87,9 @@ class UnseededRngObject(Rule):
     )
     fix_description = (
         "In an entry module, passes the seed: ``np.random.default_rng(SEED)``, ``random.Random(SEED)``, "
-        "..., with ``SEED = 0`` defined after the imports. In a library module the seed is the caller's "
-        "job: reported, not changed."
+        "..., with ``SEED = 0`` defined after the imports; an environment's first reset gets ``seed=SEED`` "
+        "(or, when every reset is in the episode loop, ``env.reset(seed=SEED)`` follows ``gym.make``). In a "
+        "library module the seed is the caller's job: reported, not changed."
     )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
@@ -94,6 +108,14 @@ class UnseededRngObject(Rule):
                 " (global seeding does not reach it) — pass a seed, e.g. %s(SEED)"
                 % (ctx.spelling(site), ctx.spelling(site)),
                 fix=_fix(ctx, site),
+            )
+        for site, resets in unseeded_environments(ctx):
+            yield Report(
+                site.node,
+                "%s() makes an environment whose own RNG is seeded only by reset(seed=...), and every reset"
+                " here passes none: its first reset draws fresh OS entropy (global seeding does not reach it)"
+                " — call reset(seed=SEED) once, at the first reset" % ctx.spelling(site),
+                fix=environment_fix(ctx, site, resets),
             )
 
 

@@ -456,7 +456,7 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, st
         return
     reported = set()
     for use in unseeded:
-        if use.deferred or use.covered or id(use.node) in reported:
+        if use.deferred or use.covered or id(use.node) in reported or _draws_the_seed(ctx, use.node):
             continue
         reported.add(id(use.node))
         verb, _, spelled = use.what.partition(" (")
@@ -465,6 +465,24 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, st
             "%s %s%s with %s before the run seeds it: the values change every run — seed first, or move this"
             " after the seeding" % (_spelled_call(use.node), verb, detail, RNG_NAMES.get(use.framework, use.framework))
         ), MOVE, use.framework
+
+
+def _draws_the_seed(ctx: FileContext, node) -> bool:
+    """``opt.manualSeed = random.randint(1, 10000)`` then ``random.seed(opt.manualSeed)``: the
+    draw is the seed itself (DET105's case when nothing seeded it), not a use to move after it."""
+    assign = ctx.index.parents.get(id(node))
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return False
+    target = assign.targets[0].target
+    if not isinstance(target, (cst.Name, cst.Attribute)):
+        return False
+    module = ctx.module
+    spelled = module.code_for_node(target)
+    for site in ctx.index.calls:
+        if site.node.args and ctx.facts.call_seeds(site):
+            if any(module.code_for_node(arg.value) == spelled for arg in site.node.args):
+                return True
+    return False
 
 
 def _several(uses) -> bool:

@@ -20,3 +20,10 @@ UNSEEDED_CONSTRUCTORS = {
 
 # Constructors that are unseeded whatever their arguments.
 ALWAYS_UNSEEDED = frozenset({"tensorflow.random.Generator.from_non_deterministic_state"})
+
+# Reinforcement-learning environments: each holds its own RNG (``env.np_random``), seeded only
+# by ``env.reset(seed=...)`` (gymnasium; gym >= 0.22) or ``env.seed(...)`` (older gym); the first
+# reset without a seed draws OS entropy (gymnasium/core.py ``Env.reset``, utils/seeding.py).
+ENV_MAKERS = frozenset({"gymnasium.make", "gym.make", "gymnasium.make_vec", "gym.vector.make",
+                        "gymnasium.vector.make"})
+ENV_SEEDING_METHODS = frozenset({"seed"})  # ``env.seed(s)``: older gym

@@ -13,6 +13,7 @@ model: a library.
 
 import ast
 import os
+import re
 import tokenize
 from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
@@ -617,6 +618,61 @@ class FileView:
                 continue
             found = (found or frozenset()).union(*(seeds for word, seeds in words.items() if word in text))
         return found
+
+
+SKIPPED_FOLDERS = frozenset({"site-packages", "dist-packages", "node_modules", "__pycache__", "build", "dist"})
+IMPORTERS_SCANNED = 20000  # files: a larger tree is not scanned (the answer is then "unknown")
+
+
+def importers_of(project: Project, path: str) -> Optional[List[str]]:
+    """The project modules that import the module at ``path`` (``determinism-fix`` asks before
+    seeding a guard-less script at import time); None when the tree is too large to tell.
+    Read at fix time only, never by a lint: each candidate's text is searched for the module's
+    name first, and only those are parsed and their imports resolved."""
+    target = os.path.abspath(path)
+    stem = os.path.splitext(os.path.basename(target))[0]
+    word = re.compile(r"\b%s\b" % re.escape(stem))
+    found, seen = [], 0
+    for folder, folders, files in os.walk(project.root):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in SKIPPED_FOLDERS)
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            seen += 1
+            if seen > IMPORTERS_SCANNED:
+                return None
+            candidate = os.path.join(folder, name)
+            if candidate == target:
+                continue
+            try:
+                with open(candidate, "rb") as handle:
+                    text = handle.read().decode("utf-8", "replace")
+            except OSError:
+                continue
+            if word.search(text) and _imports(project, candidate, text, target):
+                found.append(candidate)
+    return found
+
+
+def _imports(project: Project, importer: str, text: str, target: str) -> bool:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    view = FileView(project, importer, S.syspath_additions(tree))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            names = [module] + [module + ("." if module and not module.endswith(".") else "") + a.name
+                                for a in node.names]
+        else:
+            continue
+        for dotted in names:
+            if dotted and project.finder.find(importer, dotted, view.extra) == target:
+                return True
+    return False
 
 
 def _config_files(folder: str, suffixes: Tuple[str, ...], limit: int) -> List[str]:
