@@ -7,7 +7,7 @@ from .._lazy import cst
 from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none
 from ..analysis.nodes import self_attribute
 from ..analysis.scopes import enclosing_class
-from ..tables.rng_objects import ALWAYS_UNSEEDED, UNSEEDED_CONSTRUCTORS
+from ..tables.rng_objects import ALWAYS_UNSEEDED, DEFAULT_SAMPLER, STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS
 from ..fix import edits
 from .base import Report, Rule, last_parts
 from .environments import environment_fix, unseeded_environments
@@ -28,7 +28,10 @@ class UnseededRngObject(Rule):
     ``self`` that a method of its class seeds (``self.rng.seed(s)`` in gym's
     ``seed(self, s)``).  Also a gymnasium/gym environment (``env = gym.make(...)``)
     whose resets in that function all pass no seed and that is never seeded
-    with ``env.seed(...)``: its own RNG is created at the first reset.
+    with ``env.seed(...)``: its own RNG is created at the first reset.  Optuna:
+    a sampler built without ``seed=``, and ``optuna.create_study()`` without
+    ``sampler=`` (its default ``TPESampler()`` is unseeded; not with
+    ``directions=``, whose default sampler differs between versions).
 
     Why it matters: an unseeded RNG object pulls fresh OS entropy, and
     ``np.random.seed`` does not affect it, so global seeding cannot save it.
@@ -37,13 +40,14 @@ class UnseededRngObject(Rule):
     (``SeedSequence(SEED).spawn(n)``); an environment: ``reset(seed=SEED)`` at
     its first reset when that runs once, else ``env.reset(seed=SEED)`` once,
     right after the environment is made (resets in the episode loop stay as
-    they are: seeding each would replay one episode).
+    they are: seeding each would replay one episode); a study:
+    ``sampler=optuna.samplers.TPESampler(seed=SEED)``.
     """
 
     code = "DET103"
     fixes = "safe"
     # Environments: the module names gym or gymnasium (``make`` alone is in every other file).
-    triggers = last_parts(UNSEEDED_CONSTRUCTORS) | last_parts(ALWAYS_UNSEEDED) | frozenset({"gym", "gymnasium"})
+    triggers = last_parts(UNSEEDED_CONSTRUCTORS) | last_parts(ALWAYS_UNSEEDED) | frozenset({"gym", "gymnasium", "create_study"})
     invalid = (
         "import numpy as np\n\nrng = np.random.default_rng()\nprint(rng.random(3))\n",
         "import numpy as np\nrng = np.random.default_rng()\n",
@@ -80,6 +84,11 @@ class UnseededRngObject(Rule):
             "gymnasium/core.py ``Env.reset`` and gymnasium/utils/seeding.py ``np_random`` in gymnasium 1.4",
         ),
         (
+            "Optuna: ``create_study(sampler=None)`` uses ``TPESampler()``; a sampler's ``seed=None`` gives "
+            "``LazyRandomState(None)``, a ``numpy.random.RandomState()`` of its own (OS entropy).",
+            "optuna/study/study.py ``Study.__init__`` and optuna/samplers/_lazy_random_state.py in optuna 5.0",
+        ),
+        (
             "A new ``torch.Generator()`` starts from the fixed seed 67280421310721, so it is not "
             "reported.",
             "c10/core/GeneratorImpl.h in torch 2.13, observed (catalog §1.0)",
@@ -108,6 +117,20 @@ class UnseededRngObject(Rule):
                 " (global seeding does not reach it) — pass a seed, e.g. %s(SEED)"
                 % (ctx.spelling(site), ctx.spelling(site)),
                 fix=_fix(ctx, site),
+            )
+        for site in ctx.calls_to(STUDY_FACTORIES):
+            sampler = find_arg(site.node, "sampler")
+            if sampler is UNKNOWN or (sampler is not MISSING and not is_none(sampler)):
+                continue
+            if find_arg(site.node, "directions") is not MISSING:
+                continue  # several objectives: the default sampler differs between versions
+            yield Report(
+                site.node,
+                "%s() without sampler= uses TPESampler() with no seed: its own RandomState draws fresh OS"
+                " entropy, so the trials differ every run (global seeding does not reach it) — pass"
+                " sampler=optuna.samplers.TPESampler(seed=SEED)" % ctx.spelling(site),
+                fix=edits.set_argument(site.node, "sampler", None, DEFAULT_SAMPLER, "pass a seeded sampler")
+                if ctx.facts.is_entry else None,
             )
         for site, resets in unseeded_environments(ctx):
             yield Report(

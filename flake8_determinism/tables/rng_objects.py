@@ -16,7 +16,21 @@ UNSEEDED_CONSTRUCTORS = {
     "numpy.random.SFC64": ("seed", 0),
     "random.Random": ("x", 0),
     "jax.experimental.random.stateful_rng": ("seed", 0),
+    # Optuna's samplers hold a RandomState of their own (``LazyRandomState(seed)``: none given,
+    # ``np.random.RandomState()``; optuna/samplers/_lazy_random_state.py, _tpe/sampler.py).
+    "optuna.samplers.TPESampler": ("seed", None),
+    "optuna.samplers.RandomSampler": ("seed", None),
+    "optuna.samplers.CmaEsSampler": ("seed", None),
+    "optuna.samplers.NSGAIISampler": ("seed", None),
+    "optuna.samplers.NSGAIIISampler": ("seed", None),
+    "optuna.samplers.QMCSampler": ("seed", None),
+    "optuna.samplers.GPSampler": ("seed", None),
 }
+
+# ``optuna.create_study()`` without ``sampler=`` builds ``TPESampler()``: unseeded
+# (optuna/study/study.py ``Study.__init__``: ``sampler or samplers.TPESampler()``).
+STUDY_FACTORIES = frozenset({"optuna.create_study"})
+DEFAULT_SAMPLER = "{optuna}.samplers.TPESampler(seed={SEED})"
 
 # Constructors that are unseeded whatever their arguments.
 ALWAYS_UNSEEDED = frozenset({"tensorflow.random.Generator.from_non_deterministic_state"})
