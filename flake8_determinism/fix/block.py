@@ -136,7 +136,7 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
             lines.extend(_seeding_lines(ctx, spelling, used))
     if edits.TORCH_DETERMINISM in needs:
         lines.extend(_torch_determinism(ctx, settings, throwing_op))
-    if edits.TF_DETERMINISM in needs and not ctx.facts.turns_on(TF_OP_DETERMINISM):
+    if edits.TF_DETERMINISM in needs and not ctx.facts.turns_on(TF_OP_DETERMINISM) and not is_tf1(ctx):
         lines.append("{tensorflow}.config.experimental.enable_op_determinism()")
     place = placement.run_start(ctx) if lines or after_helper else None
     if place is None and (lines or after_helper) and _imported_in_project(ctx):
@@ -262,14 +262,34 @@ def _seeding_lines(ctx, spelling, used) -> List[str]:
     if call is not None:
         lines.append(call[0])
         covered |= call[1]
+    table = _framework_lines(ctx)
     # The TF and MindSpore lines seed random and NumPy as well: those lines are left out.
-    for fw, seeds, _ in FRAMEWORK_LINES:
+    for fw, seeds, _ in table:
         if fw in used and fw not in covered:
             covered |= seeds - {fw}
-    for fw, _, framework_lines in FRAMEWORK_LINES:
+    for fw, _, framework_lines in table:
         if fw in used and fw not in covered:
             lines.extend(framework_lines)
     return lines
+
+
+# TensorFlow 1 code (``tf.contrib``, sessions, placeholders): ``keras.utils.set_random_seed``
+# (TF >= 2.7) and ``enable_op_determinism`` (TF >= 2.8) do not exist there; ``tf.set_random_seed``
+# is TF 1's graph-level seed, and it seeds nothing else.
+TF1_CALLS = ("tensorflow.contrib.", "tensorflow.Session", "tensorflow.placeholder", "tensorflow.app.run",
+             "tensorflow.get_variable", "tensorflow.variable_scope", "tensorflow.train.Saver",
+             "tensorflow.logging.", "tensorflow.estimator.tpu.", "tensorflow.global_variables_initializer")
+TF1_LINE = (T.TF, {T.TF}, ("{tensorflow}.set_random_seed({SEED})",))
+
+
+def is_tf1(ctx) -> bool:
+    return any(name.startswith(TF1_CALLS) for name in ctx.calls_by_name)
+
+
+def _framework_lines(ctx):
+    if T.TF in ctx.index.imported_roots and is_tf1(ctx):
+        return tuple(TF1_LINE if row[0] == T.TF else row for row in FRAMEWORK_LINES)
+    return FRAMEWORK_LINES
 
 
 def run_frameworks(ctx) -> FrozenSet[str]:

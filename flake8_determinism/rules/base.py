@@ -158,12 +158,16 @@ class GlobalDrawRule(Rule):
 
     precheck_scope = "draw"
     cross_module = True
-    fix_description = (  # the seeding block, as for every draw rule
-        "In an entry module, inserts the seeding block once, after the imports: ``SEED = 0`` and one "
-        "seeding line for each framework the module imports (``random.seed``, ``np.random.seed``, "
-        "``torch.manual_seed`` + ``torch.cuda.manual_seed_all``, ``tf.keras.utils.set_random_seed``, "
-        "``mindspore.set_seed``). A seeding helper the module already has is called instead and completed "
-        "with what it misses. In a library module the seed is the caller's job: reported, not changed."
+    fix_description = (  # the seeding of the run, as for every draw rule
+        "Seeds the run where it starts: the ``__main__`` block (or the function it calls, after the "
+        "arguments are parsed), module level only in a script without one that no project module imports; "
+        "with the run's own seed (``--seed``/``--manualSeed``, ``cfg.seed``, a ``SEED`` constant), else "
+        "``SEED = 0``. One line per RNG the run uses: ``random.seed`` and ``np.random.seed`` always, "
+        "``torch.manual_seed`` + ``torch.cuda.manual_seed_all``, ``tf.keras.utils.set_random_seed`` "
+        "(``tf.set_random_seed`` in TensorFlow 1 code), ``mindspore.set_seed``. A run that seeds some RNGs "
+        "itself gets the missing lines right after its own seeding, with its seed; its seeding helper is "
+        "called, or completed. A use before the run's seeding: the unsafe fix moves the seeding up. In a "
+        "library module the seed is the caller's job: reported, not changed."
     )
     framework: ClassVar[str]
     fix: ClassVar[str]
