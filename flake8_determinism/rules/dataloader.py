@@ -316,14 +316,17 @@ def _randomness_of(ctx: FileContext, dataset, scope, order, depth: int) -> Tuple
     project = ctx.project if qualname and not qualname.startswith(D.TORCH_ROOT) else None
     klass = project.class_target(qualname) if project is not None else None
     if klass is not None:
-        return project_class_randomness(ctx, klass)
+        level, what = project_class_randomness(ctx, klass)
+        if what.startswith(HANDED_IN) and not _hands_in_transform(ctx, klass, dataset):
+            return NOTHING, ""  # it draws only through a transform, and none is given here
+        return level, what
     if qualname in D.DATASET_WRAPPERS:  # ``random_split(ds, ...)``, ``Subset(ds, ...)``: the dataset inside
         inner = find_arg(dataset, *D.DATASET_WRAPPERS[qualname])
         if inner in (MISSING, UNKNOWN):
             return None, ""
         return _randomness_of(ctx, inner, scope, order, depth + 1)
     if qualname.startswith(D.TRANSFORMED_DATASETS):
-        level = _torchvision_randomness(ctx, dataset, scope, order)
+        level = _torchvision_randomness(ctx, dataset, scope, order, keywords_only=qualname.startswith(D.PYG_DATASETS))
         return level, ("applies MONAI random transforms (Rand*), each holding its own RandomState"
                        if level == COPIED else "")
     return None, ""
@@ -363,6 +366,29 @@ def _class_randomness(ctx: FileContext, klass) -> Tuple[int, str]:
     return worst, what
 
 
+HANDED_IN = "calls a transform handed in"  # the summaries' phrase (analysis/project/summary.py)
+
+
+def _hands_in_transform(ctx: FileContext, klass, dataset: cst.Call) -> bool:
+    """Does building ``klass`` this way give it a transform: ``transform=`` (not None), ``**``, or
+    a positional argument in the place of its ``__init__``'s ``transform`` parameter?"""
+    project = ctx.project.project
+    init = project.method(klass, "__init__")
+    params = init.module.summary.get("params", {}).get(init.key) if init is not None else None
+    if params is None:
+        return True  # not known
+    slots = [i - 1 for i, name in enumerate(params) if name in D.TORCHVISION_TRANSFORM_KEYWORDS]
+    for position, arg in enumerate(dataset.args):
+        if arg.star:
+            return True
+        if arg.keyword is not None:
+            if arg.keyword.value in D.TORCHVISION_TRANSFORM_KEYWORDS and not is_none(arg.value):
+                return True
+        elif position in slots:
+            return True
+    return False
+
+
 def project_class_randomness(ctx: FileContext, klass) -> Tuple[int, str]:
     """What a Dataset defined in another project module draws (its summary, bases included)."""
     worst, what = NOTHING, ""
@@ -385,13 +411,16 @@ def _calls_handed_in_transform(site: CallSite) -> bool:
     return any(word in site.method_name.lower() for word in D.TRANSFORM_WORDS)
 
 
-def _torchvision_randomness(ctx: FileContext, dataset: cst.Call, scope, order) -> int:
-    """A torchvision dataset draws only through its transforms (``transform=``, or positional)."""
+def _torchvision_randomness(ctx: FileContext, dataset: cst.Call, scope, order, keywords_only: bool = False) -> int:
+    """A torchvision dataset draws only through its transforms (``transform=``, or positional;
+    ``keywords_only``: PyG's, whose positional arguments are names and flags)."""
     worst = NOTHING
     for position, arg in enumerate(dataset.args):
         if arg.star:
             return UNSEEN
         if arg.keyword is not None and arg.keyword.value not in D.TORCHVISION_TRANSFORM_KEYWORDS:
+            continue
+        if arg.keyword is None and keywords_only:
             continue
         if (arg.keyword is None and position == 0) or is_none(arg.value) or literal(arg.value)[0]:
             continue  # the root, a flag or a split name
@@ -423,6 +452,8 @@ def _transform_randomness(ctx: FileContext, expr, scope, order, depth: int) -> i
         # MONAI's random transforms hold their own RandomState, copied into every worker of a
         # plain DataLoader; the others (LoadImaged, ScaleIntensityd, ...) draw nothing.
         return COPIED if last.startswith(D.MONAI_RANDOM_PREFIX) else NOTHING
+    if name.startswith(D.PYG_TRANSFORMS):
+        return RESEEDED if "Random" in last or last in D.PYG_DRAWING_TRANSFORMS else NOTHING
     return NOTHING if name.startswith(D.TORCHVISION_TRANSFORMS) else UNSEEN
 
 

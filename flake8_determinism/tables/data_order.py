@@ -52,8 +52,14 @@ TORCHVISION_TRANSFORM_KEYWORDS = frozenset({"transform", "target_transform", "tr
 MONAI_DATASETS = "monai.data."
 MONAI_TRANSFORMS = "monai.transforms."
 MONAI_RANDOM_PREFIX = "Rand"
-TRANSFORMED_DATASETS = (TORCHVISION_DATASETS, MONAI_DATASETS)
-TRANSFORM_LIBRARIES = (TORCHVISION_TRANSFORMS, MONAI_TRANSFORMS)
+# PyG's datasets apply ``transform`` in ``__getitem__`` (in the workers); ``pre_transform`` and
+# ``pre_filter`` run once, when the dataset is processed (torch_geometric/data/dataset.py).  Its
+# transforms draw from torch when named Random* or sampling points (FixedPoints, SamplePoints).
+PYG_DATASETS = "torch_geometric.datasets."
+PYG_TRANSFORMS = "torch_geometric.transforms."
+PYG_DRAWING_TRANSFORMS = frozenset({"FixedPoints", "SamplePoints"})
+TRANSFORMED_DATASETS = (TORCHVISION_DATASETS, MONAI_DATASETS, PYG_DATASETS)
+TRANSFORM_LIBRARIES = (TORCHVISION_TRANSFORMS, MONAI_TRANSFORMS, PYG_TRANSFORMS)
 COMPOSING_TRANSFORMS = frozenset({"Compose"})
 # torch >= 1.9 reseeds NumPy's global RNG in every worker (PRs #56488/#56797).
 TORCH_RESEEDS_NUMPY_IN_WORKERS = (1, 9)
