@@ -23,7 +23,7 @@ from .._lazy import cst
 from ..tables.data_order import (
     BUILD_PREFIXES, FILE_OPERATIONS, LOG_FUNCTIONS, LOG_METHODS, LOGGER_NAMES, ORDER_FREE, ORDER_PASSING,
     CONTENT_WRITERS, ORDER_KEEPING_METHODS, ORDER_KEEPING_PREFIXES, PATH_BUILDERS, PER_ENTRY_WRITERS, SET_METHODS,
-    SORTING_CONSUMERS,
+    POOL_MAPS, SORTING_CONSUMERS, UNORDERED_POOL_MAPS,
 )
 from .args import literal
 from .nodes import code_children, dotted_name, self_attribute
@@ -72,6 +72,8 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
             if parent.func is current:
                 return True
             if _order_free_call(ctx, parent, site) or _counted(ctx, parent, site, parents):
+                return False
+            if _mapped_for_effect(parent, current, parents):
                 return False
             if builtin_name(parent, site) in ORDER_PASSING or _joins(parent):
                 current = parent
@@ -281,6 +283,18 @@ def _concatenates(operation) -> bool:
 def _joins(call: cst.Call) -> bool:
     """``", ".join(files)``: a string carrying the order on."""
     return isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
+
+
+def _mapped_for_effect(call: cst.Call, operand, parents) -> bool:
+    """``pool.map(convert, files)`` as a statement (its results thrown away), or
+    ``pool.imap_unordered(...)`` (results in completion order): each entry is processed on
+    its own, in whatever order -- the listing's order reaches nothing."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in POOL_MAPS):
+        return False
+    if len(call.args) < 2 or call.args[1].value is not operand:
+        return False
+    return func.attr.value in UNORDERED_POOL_MAPS or isinstance(parents.get(id(call)), cst.Expr)
 
 
 def _order_free_call(ctx, call: cst.Call, site: CallSite) -> bool:

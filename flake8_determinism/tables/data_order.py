@@ -119,6 +119,11 @@ ORDER_KEEPING_METHODS = frozenset({
 })
 ORDER_KEEPING_PREFIXES = ("train", "load", "fit", "update", "add_")
 
+# ``Pool.map(fn, entries)`` / ``executor.map``: each entry on its own; order-free when the results
+# are thrown away, and always for the unordered ones (results in completion order).
+POOL_MAPS = frozenset({"map", "imap", "imap_unordered", "starmap", "map_async", "starmap_async"})
+UNORDERED_POOL_MAPS = frozenset({"imap_unordered"})
+
 # Builtins whose result does not depend on the order of their argument.
 ORDER_FREE = frozenset({"sorted", "len", "set", "frozenset", "sum", "min", "max", "any", "all", "bool", "dict"})
 # Builtins that pass their argument's order through.
