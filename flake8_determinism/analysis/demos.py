@@ -15,6 +15,7 @@ script there is.
 
 from __future__ import annotations
 
+import re
 from typing import Set
 
 from .._lazy import cst
@@ -36,6 +37,11 @@ def is_self_test(facts, main_calls: Set[int]) -> bool:
     if not index.main_guards:
         return False
     in_main = [site for site in index.calls if id(site.node) in main_calls]
+    # ``if __name__ == "__main__": test()``: the module's own test function the block calls is
+    # the block (not ``main()``: that is the run).
+    called = {id(fn.node) for fn in (facts.local_callee.get(id(site.node)) for site in in_main)
+              if fn is not None and fn.parent_scope is index.module_scope and _TEST_FUNCTION.match(fn.name)}
+    in_main += [site for site in index.calls if site.fn is not None and id(site.fn.node) in called]
     if not any(_draws_input(facts, site) for site in in_main) and not _shows_only_shapes(in_main):
         return False
     if not _defines_code(index):
@@ -45,6 +51,7 @@ def is_self_test(facts, main_calls: Set[int]) -> bool:
     return not any(site.method_name in RESULT_WRITERS and facts.reaches(site.fn) for site in index.calls)
 
 
+_TEST_FUNCTION = re.compile(r"_?(test|demo|smoke|sanity|check)(_|$)", re.IGNORECASE)
 _SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "size", "ndim", "device"})
 _SHAPE_CALLS = frozenset({"len", "type", "str"})
 
