@@ -202,7 +202,7 @@ def _run_seeding_statement(ctx):
     for statements in _run_bodies(ctx):
         found = None
         for statement in statements:
-            call = _statement_call(statement)
+            call = statement_call(statement)
             if call is not None and id(call) in seeding:
                 found = (statement, call, seeding[id(call)])
             elif found is not None:
@@ -222,7 +222,7 @@ def _run_bodies(ctx):
                 yield called.body.body
 
 
-def _statement_call(statement) -> Optional[cst.Call]:
+def statement_call(statement) -> Optional[cst.Call]:
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
         small = statement.body[0]
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):

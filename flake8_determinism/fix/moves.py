@@ -13,6 +13,7 @@ from typing import Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from ..tables.run_uses import SEEDED_BY
+from .block import statement_call
 from .edits import Fix
 
 _COMPOUND = (cst.FunctionDef, cst.If, cst.Else, cst.With, cst.For, cst.While, cst.Try, cst.Finally,
@@ -63,7 +64,7 @@ def _statements_around(ctx, node, framework: str) -> Optional[Tuple[object, int,
         body = _body_of(owner)
         use_index = next(i for i, s in enumerate(body) if _contains(s, node))
         for index in range(use_index + 1, len(body)):
-            call = _statement_call(body[index])
+            call = statement_call(body[index])
             site = sites.get(id(call)) if call is not None else None
             if site is not None and ctx.facts.call_seeds(site) & frameworks:
                 return owner, use_index, index
@@ -106,14 +107,6 @@ def _walk_all(root) -> Iterator[Tuple[object, object]]:
         current, parent = stack.pop()
         yield current, parent
         stack.extend((child, current) for child in reversed(current.children))
-
-
-def _statement_call(statement) -> Optional[cst.Call]:
-    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
-        small = statement.body[0]
-        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            return small.value
-    return None
 
 
 def _names_read(statement) -> Set[str]:

@@ -50,23 +50,27 @@ def dataloaders(ctx: FileContext) -> Iterator[CallSite]:
             yield site
 
 
-def _is_dataloader(ctx: FileContext, func, site: CallSite, subclasses, depth: int) -> bool:
+def _is_dataloader(ctx: FileContext, func, site: CallSite, subclasses, depth: int,
+                   keyword: Optional[str] = None) -> bool:
+    """``func`` is a DataLoader class, however named; with ``keyword``: every class it may be
+    takes ``keyword=`` (its own ``__init__`` with the keyword or ``**kwargs``, or DataLoader's)."""
     qualname = ctx.resolve(func, site)
     if qualname == D.DATALOADER:
         return True
     if isinstance(func, cst.Name):
         binding = lookup(site.scope, func.value, site.order)
         if binding is not None and binding.kind == "class":
-            return id(binding.node) in subclasses
+            return id(binding.node) in subclasses and (keyword is None or _local_init_takes(binding.node, keyword))
         if binding is not None and binding.kind == "assign" and isinstance(binding.value, cst.IfExp) and depth < 2:
             choice = binding.value
-            branches = (choice.body, choice.orelse)
-            return any(_is_dataloader(ctx, branch, site, subclasses, depth + 1) for branch in branches)
+            branches = [_is_dataloader(ctx, branch, site, subclasses, depth + 1, keyword)
+                        for branch in (choice.body, choice.orelse)]
+            return any(branches) if keyword is None else all(branches)
     project = ctx.project if qualname and not qualname.startswith(D.TORCH_ROOT) else None
-    if project is not None:
-        klass = project.class_target(qualname)
-        return klass is not None and D.DATALOADER in project.project.library_bases(klass)
-    return False
+    klass = project.class_target(qualname) if project is not None else None
+    if klass is None or D.DATALOADER not in project.project.library_bases(klass):
+        return False
+    return keyword is None or project.project.init_takes(klass, keyword)
 
 
 GENERATOR_TEMPLATE = "{torch}.Generator().manual_seed({SEED})"
@@ -79,31 +83,12 @@ def argument_fix(ctx: FileContext, site: CallSite, call: cst.Call, keyword: str,
     one chosen through a variable) whose ``__init__`` takes it -- its own, with the keyword or
     ``**kwargs``, or DataLoader's --; not when a ``**dict`` may carry it (even as ``None``)."""
     subclasses = ctx.local_subclasses({D.DATALOADER}) if ctx.index.classes else {}
-    if not _takes(ctx, site.node.func, site, keyword, subclasses, 0):
+    if not _is_dataloader(ctx, site.node.func, site, subclasses, 0, keyword):
         return None
     explicit = find_arg(site.node, keyword)
     if explicit is UNKNOWN or (explicit is MISSING and find_arg(call, keyword) is not MISSING):
         return None
     return edits.set_argument(site.node, keyword, None, template, what, needs)
-
-
-def _takes(ctx: FileContext, func, site: CallSite, keyword: str, subclasses, depth: int) -> bool:
-    """Calling ``func`` (a DataLoader class, however named) accepts ``keyword=``."""
-    qualname = ctx.resolve(func, site)
-    if qualname == D.DATALOADER:
-        return True
-    if isinstance(func, cst.Name):
-        binding = lookup(site.scope, func.value, site.order)
-        if binding is not None and binding.kind == "class":
-            return id(binding.node) in subclasses and _local_init_takes(binding.node, keyword)
-        if binding is not None and binding.kind == "assign" and isinstance(binding.value, cst.IfExp) and depth < 2:
-            choice = binding.value
-            return all(_takes(ctx, branch, site, keyword, subclasses, depth + 1)
-                       for branch in (choice.body, choice.orelse))
-    project = ctx.project if qualname and not qualname.startswith(D.TORCH_ROOT) else None
-    klass = project.class_target(qualname) if project is not None else None
-    return (klass is not None and D.DATALOADER in project.project.library_bases(klass)
-            and project.project.init_takes(klass, keyword))
 
 
 def _local_init_takes(klass: cst.ClassDef, keyword: str) -> bool:
