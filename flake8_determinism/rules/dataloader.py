@@ -20,6 +20,7 @@ from ..analysis.scopes import enclosing_class, lookup
 from ..fix import edits
 from ..tables import data_order as D
 from ..tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
+from ..tables.seeding import TORCH
 from ..tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -75,6 +76,15 @@ def _is_dataloader(ctx: FileContext, func, site: CallSite, subclasses, depth: in
 
 GENERATOR_TEMPLATE = "{torch}.Generator().manual_seed({SEED})"
 GENERATOR_FROM_RUN = "{torch}.Generator().manual_seed({torch}.initial_seed())"  # after the run seeds torch
+
+
+def seeded_generator(ctx: FileContext, site: CallSite) -> Tuple[str, bool]:
+    """(template, applied after the run's seeding) of a ``generator=`` fix: the run's own seed,
+    ``torch.initial_seed()``, once torch is seeded where the call runs; else ``SEED``, in the
+    round after the run's seeding is inserted (which may then seed torch first)."""
+    if ctx.facts.is_entry and ctx.facts.seeded_at(TORCH, site):
+        return GENERATOR_FROM_RUN, False
+    return GENERATOR_TEMPLATE, ctx.facts.is_entry
 
 
 def argument_fix(ctx: FileContext, site: CallSite, call: cst.Call, keyword: str, template: str, what: str,

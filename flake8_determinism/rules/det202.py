@@ -103,14 +103,12 @@ class DataLoaderWithoutGenerator(Rule):
                     continue  # the workers draw nothing: their seeds change nothing
                 if draws is None and dataloader.says_in_order(call) and not ctx.settings.strict:
                     continue  # ``shuffle=False`` on a dataset not seen here (a validation loader): strict
-            # Torch seeded by then: the generator takes the run's own seed (``--manualSeed``).
-            template = (dataloader.GENERATOR_FROM_RUN if ctx.facts.is_entry and ctx.facts.seeded_at(TORCH, site)
-                        else dataloader.GENERATOR_TEMPLATE)
             # No worker_init_fn here: torch reseeds random and NumPy in each worker (>= 1.9);
             # DET201 adds one where the workers would still repeat each other.
+            template, after_seeding = dataloader.seeded_generator(ctx, site)
             fix = dataloader.argument_fix(ctx, site, call, GENERATOR[0], template, "pass a seeded generator")
-            if fix is not None and template is dataloader.GENERATOR_TEMPLATE and ctx.facts.is_entry:
-                fix = fix._replace(after_seeding=True)  # a run seeded by the fix: its seed, next round
+            if fix is not None:
+                fix = fix._replace(after_seeding=after_seeding)
             yield Report(site.node, self.message(ctx, site, shuffles is True), fix=fix)
 
     @staticmethod

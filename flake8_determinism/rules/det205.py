@@ -6,8 +6,8 @@ from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import RANDOM_SAMPLERS
 from ..fix import edits
 from .base import Report, Rule, last_parts
+from .dataloader import seeded_generator
 
-GENERATOR = "{torch}.Generator().manual_seed({SEED})"
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -51,9 +51,10 @@ class SamplerWithoutGenerator(Rule):
         ),
     )
     fix_description = (
-        "In an entry module, adds ``generator=torch.Generator().manual_seed(SEED)``, with ``SEED = 0`` "
-        "defined after the imports. In a library module the seed is the caller's job: reported, not "
-        "changed."
+        "In an entry module, adds a generator seeded from the run's own seed: "
+        "``generator=torch.Generator().manual_seed(torch.initial_seed())`` where the run has seeded torch "
+        "before the call (the fix seeds the run first), else ``manual_seed(SEED)``. In a library module the "
+        "seed is the caller's job: reported, not changed."
     )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
@@ -66,6 +67,14 @@ class SamplerWithoutGenerator(Rule):
                 "%s() without generator= draws from the global torch RNG, so the split/order changes whenever"
                 " earlier code consumes different randomness — pass generator=torch.Generator().manual_seed(SEED)"
                 % ctx.spelling(site),
-                fix=edits.set_argument(site.node, "generator", None, GENERATOR, "pass a seeded generator")
-                if ctx.facts.is_entry else None,
+                fix=_fix(ctx, site),
             )
+
+
+def _fix(ctx: FileContext, site):
+    """The run's own seed, as DataLoaders get it (``dataloader.seeded_generator``); entry modules only."""
+    if not ctx.facts.is_entry:
+        return None
+    template, after_seeding = seeded_generator(ctx, site)
+    return edits.set_argument(site.node, "generator", None, template, "pass a seeded generator")._replace(
+        after_seeding=after_seeding)
