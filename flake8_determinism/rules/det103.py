@@ -111,11 +111,12 @@ class UnseededRngObject(Rule):
                     continue
             if _seeded_by_its_class(ctx, site):
                 continue
+            keyword, position = UNSEEDED_CONSTRUCTORS.get(name, ("seed", 0))
+            example = "%s(%sSEED)" % (ctx.spelling(site), "" if position == 0 else keyword + "=")
             yield Report(
                 site.node,
                 "%s() creates an RNG without a seed, so it draws fresh OS entropy every run"
-                " (global seeding does not reach it) — pass a seed, e.g. %s(SEED)"
-                % (ctx.spelling(site), ctx.spelling(site)),
+                " (global seeding does not reach it) — pass a seed, e.g. %s" % (ctx.spelling(site), example),
                 fix=_fix(ctx, site),
             )
         for site in ctx.calls_to(STUDY_FACTORIES):
