@@ -20,6 +20,7 @@ from ..tables.determinism import (
 from ..tables.entry import is_declarative_call
 from . import edits, installed, placement
 
+DGL = "dgl"
 # Framework -> what its lines seed, the lines; in the order the block lists them (RULES.md).
 FRAMEWORK_LINES = (
     (T.RANDOM, {T.RANDOM}, ("{random}.seed({SEED})",)),
@@ -28,6 +29,9 @@ FRAMEWORK_LINES = (
     # tf.keras's helper seeds random and NumPy too; mindspore.set_seed seeds NumPy and random.
     (T.TF, {T.TF, T.RANDOM, T.NUMPY}, ("{tensorflow}.keras.utils.set_random_seed({SEED})",)),
     (T.MS, {T.MS, T.RANDOM, T.NUMPY}, ("{mindspore}.set_seed({SEED})",)),
+    # DGL's samplers and random walks draw from its own C++ RNG, seeded only by dgl.seed
+    # (include/dgl/random.h: std::random_device at construction; python/dgl/random.py).
+    (DGL, {DGL}, ("{dgl}.seed({SEED})",)),
 )
 # Helpers that seed several frameworks at once, tried first (RULES.md's framework-native fixes).
 NATIVE_HELPERS = (
@@ -175,7 +179,7 @@ def _completion(ctx, used) -> Optional[Tuple[object, Tuple[str, ...]]]:
     run = run_of(ctx)
     if run is None:
         return None
-    missing = [fw for fw, _, _ in FRAMEWORK_LINES if fw in used and not run.seeded_in_run(fw)]
+    missing = [fw for fw, _, _ in FRAMEWORK_LINES if fw in used and not _seeded_in_run(ctx, run, fw)]
     covered: Set[str] = set()
     for fw, seeds, _ in FRAMEWORK_LINES:
         if fw in missing and fw not in covered:
@@ -189,6 +193,12 @@ def _completion(ctx, used) -> Optional[Tuple[object, Tuple[str, ...]]]:
     if seed is None or any(use.order < run.when(site) for use in run.unseeded(missing)):
         return None
     return node, tuple(line.replace("{SEED}", seed) for fw in missing for line in _lines(fw))
+
+
+def _seeded_in_run(ctx, run, fw: str) -> bool:
+    if fw == DGL:  # not one of the linter's frameworks: its seeding call, anywhere in the module
+        return any(name == "dgl.seed" or name.endswith(".dgl.seed") for name in ctx.calls_by_name)
+    return run.seeded_in_run(fw)
 
 
 def _run_seeding_statement(ctx):
@@ -279,10 +289,14 @@ def _seeding_lines(ctx, spelling, used) -> List[str]:
 TF1_CALLS = ("tensorflow.contrib.", "tensorflow.Session", "tensorflow.placeholder", "tensorflow.app.run",
              "tensorflow.get_variable", "tensorflow.variable_scope", "tensorflow.train.Saver",
              "tensorflow.logging.", "tensorflow.estimator.tpu.", "tensorflow.global_variables_initializer")
-TF1_LINE = (T.TF, {T.TF}, ("{tensorflow}.set_random_seed({SEED})",))
+TF1_LINE = (T.TF, {T.TF}, ("{tf1_set_random_seed}({SEED})",))  # fix/spelling.py spells it
+TF_V1 = "tensorflow.compat.v1"
 
 
 def is_tf1(ctx) -> bool:
+    """TensorFlow 1 code, or TF 2 run as TF 1 (``import tensorflow.compat.v1 as tf``)."""
+    if any(dotted == TF_V1 or dotted.startswith(TF_V1 + ".") for dotted, _, _, _ in ctx.index.imports):
+        return True
     return any(name.startswith(TF1_CALLS) for name in ctx.calls_by_name)
 
 
@@ -304,7 +318,7 @@ def run_frameworks(ctx) -> FrozenSet[str]:
     run = run_of(ctx)
     if run is not None:
         used |= set(run.uses) & set(T.FRAMEWORKS)
-    return frozenset(used)
+    return frozenset(used - _lazily_imported(ctx))
 
 
 def _importable(name: str) -> bool:
@@ -317,11 +331,25 @@ def _importable(name: str) -> bool:
 
 
 def used_frameworks(ctx) -> FrozenSet[str]:
-    roots = ctx.index.imported_roots
-    used = {fw for fw in (T.RANDOM, T.NUMPY, T.TORCH, T.TF, T.MS) if fw in roots}
+    """The frameworks the module imports at module level: one imported only inside functions
+    is optional (yolov5's export imports TensorFlow only to export to it), and seeding it
+    would import it at start-up."""
+    roots = module_level_roots(ctx)
+    used = {fw for fw in (T.RANDOM, T.NUMPY, T.TORCH, T.TF, T.MS, DGL) if fw in roots}
     if "keras" in roots:
         used.add(T.TF)
     return frozenset(used)
+
+
+def module_level_roots(ctx) -> FrozenSet[str]:
+    return frozenset(dotted.lstrip(".").split(".")[0] for dotted, _, fn, _ in ctx.index.imports if fn is None)
+
+
+def _lazily_imported(ctx) -> FrozenSet[str]:
+    lazy = set(ctx.index.imported_roots - module_level_roots(ctx))
+    if "keras" in lazy and T.TF not in module_level_roots(ctx):
+        lazy.add(T.TF)
+    return frozenset(lazy)
 
 
 def _lines(fw: str) -> Tuple[str, ...]:

@@ -14,7 +14,7 @@ from libcst.codemod import CodemodContext
 from ..analysis.nodes import dotted_name
 
 CONVENTIONAL_ALIASES = {"numpy": "np", "tensorflow": "tf"}
-_PLACEHOLDER_ROOTS = ("torch", "numpy", "random", "os", "tensorflow", "mindspore", "keras", "optuna")
+_PLACEHOLDER_ROOTS = ("torch", "numpy", "random", "os", "tensorflow", "mindspore", "keras", "optuna", "dgl")
 
 
 class Spelling:
@@ -74,6 +74,11 @@ class _Lookup(dict):
             return self.spelling.seed()
         if key == "SEED_VALUE":
             return str(self.spelling.seed_value)
+        if key == "tf1_set_random_seed":  # TF 1's graph seed: under the module's compat.v1 alias if it has one
+            spelling = self.spelling
+            if "tensorflow.compat.v1" in spelling.bound:
+                return spelling.name("tensorflow.compat.v1.set_random_seed")
+            return spelling.name("tensorflow.set_random_seed")
         if key in _PLACEHOLDER_ROOTS:
             return self.spelling.name(key)
         return key  # a name used as is (``seed_worker``)
