@@ -36,7 +36,7 @@ def site_packages(tmp_path, monkeypatch):
     installed._parameters.cache_clear()
     yield tmp_path
     installed._parameters.cache_clear()
-    for name in [m for m in sys.modules if m.split(".")[0] in ("transformers", "lightning", "lightning_fabric")]:
+    for name in [m for m in sys.modules if m.split(".")[0] in ("transformers", "lightning", "lightning_fabric", "gym")]:
         del sys.modules[name]
 
 
@@ -101,3 +101,21 @@ def test_seed_everything_without_workers_on_old_lightning(site_packages):
 def test_unparsable_installed_source_accepts_nothing(site_packages):
     package(site_packages, "transformers", {"training_args.py": "class TrainingArguments(:\n"})
     assert not installed.accepts("transformers.TrainingArguments", "full_determinism")
+
+
+GYM_SCRIPT = """import gym
+
+if __name__ == "__main__":
+    env = gym.make("CartPole-v1")
+    for episode in range(3):
+        state = env.reset()
+"""
+
+
+def test_environments_are_seeded_at_reset_only_where_gym_takes_the_seed(site_packages):
+    package(site_packages, "gym", {"core.py": "class Env:\n    def reset(self):\n        pass\n"})
+    assert "reset(seed=" not in fixed(GYM_SCRIPT)  # gym < 0.22: reset(seed=...) would raise
+    installed._parameters.cache_clear()
+    package(site_packages, "gym", {"core.py": "class Env:\n    def reset(self, *, seed=None, options=None):\n"
+                                              "        pass\n"})
+    assert '    env = gym.make("CartPole-v1")\n    env.reset(seed=SEED)\n' in fixed(GYM_SCRIPT)

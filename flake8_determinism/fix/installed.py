@@ -25,6 +25,9 @@ DEFINITIONS = {
     "pytorch_lightning.Trainer": ("pytorch_lightning", "trainer/trainer.py", "Trainer"),
     "pytorch_lightning.seed_everything": ("pytorch_lightning", "utilities/seed.py", "seed_everything"),
     "mmengine.runner.Runner": ("mmengine", "runner/runner.py", "Runner"),
+    # gym >= 0.22 takes ``reset(seed=...)``; older gym has ``env.seed(...)`` (removed in 0.26).
+    "gym.Env.reset": ("gym", "core.py", "Env.reset"),
+    "gymnasium.Env.reset": ("gymnasium", "core.py", "Env.reset"),
 }
 _SPELLINGS = {
     "lightning.pytorch.seed_everything": "lightning.seed_everything",
@@ -57,6 +60,14 @@ def _parameters(package: str, relative: str, name: str, depth: int) -> Optional[
     """(named parameters or dataclass fields, takes ``**kwargs``) of ``name`` in the file."""
     tree = _parse(package, relative)
     if tree is None:
+        return None
+    if "." in name:  # ``Class.method``
+        klass, method = name.split(".", 1)
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == klass:
+                found = next((s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                              and s.name == method), None)
+                return _signature(found.args) if found is not None else None
         return None
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:

@@ -41,9 +41,17 @@ def unseeded_environments(ctx: FileContext) -> Iterator[Tuple[CallSite, List[Cal
 
 
 def environment_fix(ctx: FileContext, site: CallSite, resets: List[CallSite]) -> Optional[edits.Fix]:
-    """Entry modules: seed the first reset when it runs once, else one seeded reset after ``make``."""
+    """Entry modules: seed the first reset when it runs once, else one seeded reset after ``make``.
+    Only where the installed gym (or gymnasium) takes ``reset(seed=...)``: gym < 0.22 has
+    ``env.seed`` instead, and a reset with a seed there raises (``fix/installed.py``)."""
     if not ctx.facts.is_entry:
         return None
+    root = (site.qualname or "").split(".", 1)[0]
+    fix = _reset_fix(ctx, site, resets)
+    return fix._replace(requires=(("%s.Env.reset" % root, "seed"),)) if fix is not None else None
+
+
+def _reset_fix(ctx: FileContext, site: CallSite, resets: List[CallSite]) -> Optional[edits.Fix]:
     body = scope_body(ctx, site)
     first = min(resets, key=lambda r: r.order)
     if not _in_loop(body, first.node):
