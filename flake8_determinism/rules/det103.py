@@ -97,7 +97,8 @@ class UnseededRngObject(Rule):
     fix_description = (
         "In an entry module, passes the seed: ``np.random.default_rng(SEED)``, ``random.Random(SEED)``, "
         "..., with ``SEED = 0`` defined after the imports; an environment's first reset gets ``seed=SEED`` "
-        "(or, when every reset is in the episode loop, ``env.reset(seed=SEED)`` follows ``gym.make``). In a "
+        "(or, when every reset is in the episode loop, ``env.reset(seed=SEED)`` follows ``gym.make``), where the "
+        "installed gym takes ``reset(seed=...)``. In a "
         "library module the seed is the caller's job: reported, not changed."
     )
 
