@@ -620,3 +620,27 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
     error = process.stderr.read().decode()
     assert process.wait(timeout=120) == 1
     assert "Traceback" not in error and "BrokenPipeError" not in error, error
+
+
+# ------------------------------------------------------------------ line length of the project's formatter
+
+LONG_CALL = '''from sklearn.ensemble import RandomForestClassifier
+
+if __name__ == "__main__":
+    forest = RandomForestClassifier(n_estimators=100, max_depth=8)
+    print(forest.fit([[0], [1]], [0, 1]).predict([[1]]))
+'''
+
+
+@pytest.mark.parametrize("pyproject,wrapped", [
+    ("", True),  # flake8's 79 columns
+    ("[tool.black]\nline-length = 120\n", False),
+    ("[tool.ruff]\nline-length = 120\n\n[tool.ruff.lint]\nselect = ['E']\n", False),
+    ("[tool.isort]\nline-length = 120\n", True),  # not a formatter's
+])
+def test_added_arguments_wrap_at_the_formatters_line_length(tmp_path, pyproject, wrapped):
+    root = project(tmp_path, {"lib.py": LONG_CALL, "pyproject.toml": pyproject})
+    assert fix(root, "lib.py").rc in (0, 1)
+    text = (root / "lib.py").read_text()
+    assert "random_state=SEED" in text
+    assert ("max_depth=8, random_state=SEED)" not in text) == wrapped, text

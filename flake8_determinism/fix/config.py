@@ -3,6 +3,8 @@
 import argparse
 import contextlib
 import io
+import os
+import re
 from typing import Callable, Iterator, Optional, Sequence, Tuple
 
 from ..rules import ALL_RULES
@@ -66,8 +68,47 @@ class Flake8Config:
 
     def noqa_options(self) -> dict:
         """The plain options (picklable, for ``-j``) that ``FileProcessor`` reads to map a line to
-        its logical line for ``# noqa``."""
-        return {name: value for name, value in vars(self.options).items() if isinstance(value, _PLAIN)}
+        its logical line for ``# noqa``; ``max_line_length`` (what added arguments are wrapped at)
+        is black's or ruff's ``line-length`` from ``pyproject.toml`` when flake8 keeps its default."""
+        options = {name: value for name, value in vars(self.options).items() if isinstance(value, _PLAIN)}
+        if options.get("max_line_length") == FLAKE8_DEFAULT_LINE_LENGTH:
+            formatter = formatter_line_length(os.getcwd())
+            if formatter is not None:
+                options["max_line_length"] = formatter
+        return options
+
+
+FLAKE8_DEFAULT_LINE_LENGTH = 79
+_SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*$")
+_LINE_LENGTH = re.compile(r"^\s*line-length\s*=\s*(\d+)\s*(#.*)?$")
+
+
+def formatter_line_length(start: str) -> Optional[int]:
+    """``line-length`` of ``[tool.black]`` or ``[tool.ruff]`` in the nearest ``pyproject.toml``
+    above ``start`` (read as lines: Python < 3.11 has no TOML parser)."""
+    folder = os.path.abspath(start)
+    while True:
+        path = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(path):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read(1 << 20).splitlines()
+            except OSError:
+                return None
+            section = ""
+            for line in lines:
+                header = _SECTION.match(line)
+                if header:
+                    section = header.group(1).strip()
+                    continue
+                found = _LINE_LENGTH.match(line)
+                if found and section in ("tool.black", "tool.ruff"):
+                    return int(found.group(1))
+            return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def _prefixes(text: str) -> tuple:
