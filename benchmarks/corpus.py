@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from flake8_determinism.benchmark import python_files, read_source
+from flake8_determinism.analysis.project.results import linked_copy
 from flake8_determinism.checker import check_source
 from flake8_determinism.settings import Settings
 
@@ -79,6 +80,8 @@ def _lint_one(job) -> Tuple[str, List[Report], Optional[str], float]:
     start = time.perf_counter()
     try:
         path = Path(root) / relative
+        if linked_copy(str(path), settings):  # as ``flake8 .`` does: judged where the file lives
+            return relative, [], None, time.perf_counter() - start
         source = read_source(path)
         # Each project is linted as in its own checkout: the path locates its root (its ``.git``).
         findings = check_source(source, settings, filename=relative, use_precheck=use_precheck, path=str(path))

@@ -120,13 +120,7 @@ def check_source(
     path: Optional[str] = None,
 ) -> List[Finding]:
     """All findings for ``source``; [] when nothing can fire or it cannot be parsed.
-    The arguments are ``analyse_source``'s.  A file linked into another folder of its project
-    is judged where it lives: reported there, once."""
-    if path is not None and settings is not None:
-        from .analysis.project.results import linked_copy
-
-        if linked_copy(path, settings):
-            return []
+    The arguments are ``analyse_source``'s."""
     try:
         _, found = analyse_source(source, settings, rules, use_precheck, tree, words_checked, filename, path)
     except (ParseFailure, RecursionError):

@@ -1,6 +1,7 @@
 """The flake8 adapter: options in, findings out.  All analysis lives in ``checker``."""
 
 import argparse
+import os
 from typing import Iterator, List, Tuple
 
 from . import __version__, precheck
@@ -69,8 +70,12 @@ class DeterminismChecker:
             help="Do not keep module summaries in DIR/.determinism_cache between runs.",
         )
 
+    named_files: frozenset = frozenset()  # files named on the command line (not found in a folder)
+
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
+        cls.named_files = frozenset(
+            name for name in getattr(options, "filenames", None) or () if os.path.isfile(name))
         cls.settings = Settings.from_values(
             strict=options.determinism_strict,
             torch_version=options.determinism_torch_version,
@@ -84,8 +89,10 @@ class DeterminismChecker:
         candidates = precheck.rules_for_words(source, self.settings, ALL_RULES, self.tree)
         if not candidates:
             return  # nothing can fire: libcst is never loaded for this file
-        from .analysis.project.results import results_for
+        from .analysis.project.results import linked_copy, results_for
 
+        if self.filename not in self.named_files and linked_copy(self.filename, self.settings):
+            return  # found by walking a folder: judged where it lives, the same report once
         results = results_for(self.filename, self.settings)
         check = results.check(source, self.filename, self.settings) if results is not None else None
         found = results.get(self.filename, check) if results is not None else None

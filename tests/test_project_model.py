@@ -265,24 +265,25 @@ def test_a_file_linked_into_other_folders_is_reported_once(tmp_path):
     outside = tmp_path.parent / (tmp_path.name + "_elsewhere.py")
     outside.write_text("import glob\n\nFILES = glob.glob('*.wav')\n")
     os.symlink(outside, tmp_path / "from_outside.py")
-    run = subprocess.run(
-        [sys.executable, "-m", "flake8", "--select=DET", "shared/prepare.py", "recipe_a/prepare.py",
-         "recipe_b/prepare.py", "from_outside.py"],
-        cwd=tmp_path, capture_output=True, text=True, env=fresh_environment())
+    run = subprocess.run([sys.executable, "-m", "flake8", "--select=DET", "."],
+                         cwd=tmp_path, capture_output=True, text=True, env=fresh_environment())
     reported = sorted(line.split(":")[0] for line in run.stdout.splitlines())
-    # A link out of the project is the only path that lints that file: it keeps its report.
-    assert reported == ["from_outside.py", "shared/prepare.py"], run.stdout + run.stderr
+    # flake8 does not enter the linked folder; a link out of the project is the only path that
+    # lints that file: it keeps its report.
+    assert reported == ["./from_outside.py", "./shared/prepare.py"], run.stdout + run.stderr
+    named = subprocess.run([sys.executable, "-m", "flake8", "--select=DET", "recipe_a/prepare.py"],
+                           cwd=tmp_path, capture_output=True, text=True, env=fresh_environment())
+    assert named.stdout.startswith("recipe_a/prepare.py:3:"), named.stdout  # named by the user: linted
 
 
 def test_determinism_fix_skips_a_linked_copy(tmp_path):
     write(tmp_path, {"setup.cfg": "", "shared/prepare.py": "import glob\n\nFILES = glob.glob('*.wav')\n"})
     (tmp_path / "recipe").mkdir()
     os.symlink(tmp_path / "shared" / "prepare.py", tmp_path / "recipe" / "prepare.py")
-    run = subprocess.run([sys.executable, "-m", "flake8_determinism.fix", "--diff", "recipe/prepare.py",
-                          "shared/prepare.py"], cwd=tmp_path, capture_output=True, text=True,
-                         env=fresh_environment())
-    assert run.stdout.count("sorted(glob.glob") == 1 and "+++ shared/prepare.py" in run.stdout, run.stdout
-    assert "recipe/prepare.py: skipped: a symlink to" in run.stderr, run.stderr
+    run = subprocess.run([sys.executable, "-m", "flake8_determinism.fix", "--diff", "."], cwd=tmp_path,
+                         capture_output=True, text=True, env=fresh_environment())
+    assert run.stdout.count("sorted(glob.glob") == 1 and "+++ ./shared/prepare.py" in run.stdout, run.stdout
+    assert "recipe/prepare.py: skipped: a symlink to shared/prepare.py" in run.stderr, run.stderr
     assert (tmp_path / "recipe" / "prepare.py").is_symlink()
 
 

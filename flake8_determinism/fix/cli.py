@@ -73,6 +73,7 @@ class Job(NamedTuple):
     codes: frozenset  # DET codes selected for this file
     noqa: dict  # flake8 options that ``# noqa`` handling reads
     stdin: Optional[bytes] = None
+    also_fixed: Optional[str] = None  # a symlink to this file, fixed in the same run as itself
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -110,8 +111,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             sys.stdin.buffer.read() if path == "-" else None)
         for path, display in config.files(args.paths)
     ]
-    reports = _run(jobs, args.jobs)
+    reports = _run(_linked_copies_skipped(jobs), args.jobs)
     return _summarise(reports, mode, args.quiet)
+
+
+def _shown(path: str) -> str:
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
+
+
+def _linked_copies_skipped(jobs: List[Job]) -> List[Job]:
+    """A file linked into another folder of its project, whose target this run fixes as well
+    (both found in the folders given), is fixed once, as itself."""
+    from ..analysis.project.results import linked_copy
+
+    targets = [linked_copy(job.path, job.settings) if job.stdin is None else None for job in jobs]
+    fixed = {os.path.realpath(job.path) for job, target in zip(jobs, targets) if job.stdin is None and not target}
+    return [job._replace(also_fixed=target) if target in fixed else job for job, target in zip(jobs, targets)]
 
 
 def explain(code: str) -> int:
@@ -184,12 +200,8 @@ def fix_file(job: Job) -> FileReport:
     # Writing reports what is left for the user; --check and --diff need only the rules that fix.
     rules = ALL_RULES if job.mode in ("write", "stdin") else FIXABLE_RULES
 
-    if job.stdin is None:
-        from ..analysis.project.results import linked_copy
-
-        target = linked_copy(job.path, job.settings)
-        if target is not None:
-            return FileReport(job.display, skipped="a symlink to %s, which is fixed as itself" % target)
+    if job.also_fixed:
+        return FileReport(job.display, skipped="a symlink to %s, which is fixed as itself" % _shown(job.also_fixed))
     try:
         source = decode(job.display, job.stdin) if job.stdin is not None else read_source(job.path)
         try:
