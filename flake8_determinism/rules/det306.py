@@ -78,11 +78,17 @@ class TensorFlowOpDeterminismOff(Rule):
         )
 
 
+JAX_ROOTS = frozenset({"jax", "flax", "optax"})
+
+
 def _trains(ctx: FileContext) -> bool:
     """Entry code trains: a ``GradientTape`` or ``.fit``/``.train_on_batch``/``.apply_gradients``."""
     reaches = ctx.facts.reaches
     if any(reaches(site.fn) for site in ctx.calls_by_name.get(TF_GRADIENT_TAPE, ())):
         return True
+    if ctx.index.imported_roots & JAX_ROOTS and "keras" not in ctx.index.imported_roots and not any(
+            name.startswith("tensorflow.keras") for name in ctx.calls_by_name):
+        return False  # JAX trains (flax's ``state.apply_gradients``); TensorFlow only feeds tf.data
     return any(
         site.method_name in TF_TRAINING_METHODS and isinstance(site.node.func, cst.Attribute) and reaches(site.fn)
         for site in ctx.index.calls
