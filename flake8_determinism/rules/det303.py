@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import re
 from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
@@ -41,7 +43,8 @@ class DeterministicAlgorithmsOff(Rule):
     determinism). The second only where the run can use CUDA (a ``.cuda()``, a ``"cuda"`` device, a
     ``torch.cuda`` call, or a Lightning / Hugging Face ``Trainer``, which picks the GPU when there
     is one, in the entry module or the project modules its run calls): a run pinned to the CPU has
-    no CUDA kernels to choose. It is reported once, at the ``__main__`` guard, else at line 1; its
+    no CUDA kernels to choose; and not in a benchmark (``training_benchmark.py``, ``bench_gcn.py``),
+    whose result is a time that deterministic kernels would change. It is reported once, at the ``__main__`` guard, else at line 1; its
     message names the switch of the framework the script uses
     (``TrainingArguments(full_determinism=True)``, Lightning ``Trainer(deterministic=True)``,
     mmengine ``randomness=dict(deterministic=True)``, accelerate ``set_seed(...,
@@ -121,6 +124,8 @@ class DeterministicAlgorithmsOff(Rule):
         facts = ctx.facts
         if not facts.is_training_entry or any(facts.turns_on(s) for s in TORCH_DETERMINISM):
             return
+        if _measures_speed(ctx):
+            return  # deterministic kernels would change what it measures
         run = run_of(ctx)
         if run is not None and run.gpu:  # a run pinned to the CPU has no CUDA kernels to choose
             yield module_report(
@@ -146,6 +151,15 @@ _NATIVE_SWITCHES = (
     (lambda name: name in LIGHTNING_TRAINERS, "deterministic", "True"),
     (lambda name: name in MMENGINE_RUNNERS, MMENGINE_RANDOMNESS, "dict(seed={SEED}, deterministic=True)"),
 )
+
+
+_BENCHMARK = re.compile(r"(^|[_-])bench(mark)?s?([_-]|$)", re.IGNORECASE)
+
+
+def _measures_speed(ctx: FileContext) -> bool:
+    """A benchmark script (``training_benchmark.py``, ``bench_gcn.py``): its result is a time."""
+    name = os.path.splitext(os.path.basename(ctx.filename or ctx.path or ""))[0]
+    return bool(_BENCHMARK.search(name))
 
 
 def _framework_fix(ctx: FileContext) -> edits.Fix:
