@@ -36,7 +36,7 @@ def site_packages(tmp_path, monkeypatch):
     installed._parameters.cache_clear()
     yield tmp_path
     installed._parameters.cache_clear()
-    for name in [m for m in sys.modules if m.split(".")[0] in ("transformers", "lightning", "lightning_fabric", "gym")]:
+    for name in [m for m in sys.modules if m.split(".")[0] in ("transformers", "lightning", "lightning_fabric", "gym", "torch_geometric")]:
         del sys.modules[name]
 
 
@@ -119,3 +119,21 @@ def test_environments_are_seeded_at_reset_only_where_gym_takes_the_seed(site_pac
     package(site_packages, "gym", {"core.py": "class Env:\n    def reset(self, *, seed=None, options=None):\n"
                                               "        pass\n"})
     assert '    env = gym.make("CartPole-v1")\n    env.reset(seed=SEED)\n' in fixed(GYM_SCRIPT)
+
+
+PYG_SCRIPT = """import torch
+from torch_geometric.nn import GCNConv
+
+if __name__ == "__main__":
+    conv, head = GCNConv(4, 2), torch.nn.Linear(2, 1)
+    print(head(conv(torch.ones(3, 4), torch.tensor([[0, 1], [1, 2]]))).sum())
+"""
+
+
+def test_pyg_runs_use_pygs_seed_everything_where_it_is_installed(site_packages):
+    plain = fixed(PYG_SCRIPT)
+    assert "seed_everything" not in plain and "torch.manual_seed(SEED)" in plain  # no PyG: the framework lines
+    package(site_packages, "torch_geometric", {"seed.py": "def seed_everything(seed):\n    pass\n"})
+    installed._parameters.cache_clear()  # one process, two installations
+    out = fixed(PYG_SCRIPT)
+    assert "    torch_geometric.seed_everything(SEED)\n" in out and "torch.manual_seed" not in out, out

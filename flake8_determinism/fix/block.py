@@ -27,7 +27,9 @@ FRAMEWORK_LINES = (
     (T.NUMPY, {T.NUMPY}, ("{numpy}.random.seed({SEED})",)),
     (T.TORCH, {T.TORCH}, ("{torch}.manual_seed({SEED})", "{torch}.cuda.manual_seed_all({SEED})")),
     # tf.keras's helper seeds random and NumPy too; mindspore.set_seed seeds NumPy and random.
-    (T.TF, {T.TF, T.RANDOM, T.NUMPY}, ("{tensorflow}.keras.utils.set_random_seed({SEED})",)),
+    # ``tf.random.set_seed``: every TF 2 has it (``keras.utils.set_random_seed`` needs TF >= 2.7);
+    # Keras 3's seed generators draw their seeds from ``random``, which the block seeds first.
+    (T.TF, {T.TF}, ("{tensorflow}.random.set_seed({SEED})",)),
     (T.MS, {T.MS, T.RANDOM, T.NUMPY}, ("{mindspore}.set_seed({SEED})",)),
     # DGL's samplers and random walks draw from its own C++ RNG, seeded only by dgl.seed
     # (include/dgl/random.h: std::random_device at construction; python/dgl/random.py).
@@ -38,6 +40,8 @@ NATIVE_HELPERS = (
     ("lightning", ("lightning.seed_everything", "lightning.pytorch.seed_everything"), "({SEED}, workers=True)"),
     ("pytorch_lightning", ("pytorch_lightning.seed_everything",), "({SEED}, workers=True)"),
     ("accelerate", ("accelerate.utils.set_seed",), "({SEED})"),
+    # PyG's own (random, NumPy, torch; torch_geometric/seed.py), where the installed PyG has it.
+    ("torch_geometric", ("torch_geometric.seed_everything",), "({SEED})"),
 )
 CUBLAS_LINE = '{os}.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")'
 COMMENT = "# Reproducibility (inserted by determinism-fix)."
@@ -141,7 +145,7 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
     if edits.TORCH_DETERMINISM in needs:
         lines.extend(_torch_determinism(ctx, settings, throwing_op))
     if edits.TF_DETERMINISM in needs and not ctx.facts.turns_on(TF_OP_DETERMINISM) and not is_tf1(ctx):
-        lines.append("{tensorflow}.config.experimental.enable_op_determinism()")
+        lines.append(TF_DETERMINISTIC_OPS_LINE)
     place = placement.run_start(ctx) if lines or after_helper else None
     if place is None and (lines or after_helper) and _imported_in_project(ctx):
         # A guard-less module that project modules import: seeding it would seed them too.
@@ -290,6 +294,11 @@ TF1_CALLS = ("tensorflow.contrib.", "tensorflow.Session", "tensorflow.placeholde
              "tensorflow.get_variable", "tensorflow.variable_scope", "tensorflow.train.Saver",
              "tensorflow.logging.", "tensorflow.estimator.tpu.", "tensorflow.global_variables_initializer")
 TF1_LINE = (T.TF, {T.TF}, ("{tf1_set_random_seed}({SEED})",))  # fix/spelling.py spells it
+# Standalone Keras 3 (any backend): its own helper, which seeds the backend too.
+KERAS_LINE = (T.TF, {T.TF, T.RANDOM, T.NUMPY}, ("{keras}.utils.set_random_seed({SEED})",))
+# TF's op determinism as the environment variable TF 2.1+ reads (``enable_op_determinism`` needs
+# TF >= 2.8; tensorflow/core/util/determinism.cc reads the variable when it was not called).
+TF_DETERMINISTIC_OPS_LINE = '{os}.environ.setdefault("TF_DETERMINISTIC_OPS", "1")'
 TF_V1 = "tensorflow.compat.v1"
 
 
@@ -301,8 +310,11 @@ def is_tf1(ctx) -> bool:
 
 
 def _framework_lines(ctx):
-    if T.TF in ctx.index.imported_roots and is_tf1(ctx):
+    roots = module_level_roots(ctx)
+    if T.TF in roots and is_tf1(ctx):
         return tuple(TF1_LINE if row[0] == T.TF else row for row in FRAMEWORK_LINES)
+    if "keras" in roots and T.TF not in roots:
+        return tuple(KERAS_LINE if row[0] == T.TF else row for row in FRAMEWORK_LINES)
     return FRAMEWORK_LINES
 
 
@@ -402,6 +414,8 @@ def _native_helper(ctx, spelling) -> Optional[Tuple[str, FrozenSet[str]]]:
     for root, candidates, arguments in NATIVE_HELPERS:
         if root not in ctx.index.imported_roots:
             continue
+        if root == "torch_geometric" and not installed.accepts(candidates[0], "seed"):
+            continue  # PyG < 2.3 has none: the framework lines
         chosen = next((c for c in candidates if c.rsplit(".", 1)[0] in spelling.bound), candidates[0])
         if "workers=" in arguments and not installed.accepts(chosen, "workers"):
             arguments = "({SEED})"  # Lightning < 1.3 has no workers=

@@ -26,6 +26,7 @@ DEFINITIONS = {
     "pytorch_lightning.seed_everything": ("pytorch_lightning", "utilities/seed.py", "seed_everything"),
     "mmengine.runner.Runner": ("mmengine", "runner/runner.py", "Runner"),
     # gym >= 0.22 takes ``reset(seed=...)``; older gym has ``env.seed(...)`` (removed in 0.26).
+    "torch_geometric.seed_everything": ("torch_geometric", "seed.py", "seed_everything"),
     "gym.Env.reset": ("gym", "core.py", "Env.reset"),
     "gymnasium.Env.reset": ("gymnasium", "core.py", "Env.reset"),
 }

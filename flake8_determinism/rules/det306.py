@@ -27,8 +27,9 @@ class TensorFlowOpDeterminismOff(Rule):
     gradients, cuDNN convolutions) and parallel ``tf.data`` may vary run to
     run even with every seed set.
 
-    Fix: ``tf.config.experimental.enable_op_determinism()`` after
-    ``tf.keras.utils.set_random_seed(SEED)``.
+    Fix: ``tf.config.experimental.enable_op_determinism()`` (TF >= 2.8) after
+    the seeding, or the ``TF_DETERMINISTIC_OPS=1`` environment variable it
+    replaced (TF >= 2.1), which the codemod sets.
     """
 
     code = "DET306"
@@ -57,7 +58,10 @@ class TensorFlowOpDeterminismOff(Rule):
             "§4)",
         ),
     )
-    fix_description = "Inserts ``tf.config.experimental.enable_op_determinism()`` at start-up, after the imports."
+    fix_description = (
+        "With the run's seeding, sets ``os.environ.setdefault(\"TF_DETERMINISTIC_OPS\", \"1\")``, which TF 2.1 "
+        "and later read (``enable_op_determinism()`` needs TF 2.8); not in TensorFlow 1 code."
+    )
     scope_note = "The report is on the ``if __name__ == \"__main__\":`` line, else on line 1: put the ``# noqa`` there."
 
     def might_fire(self, text, settings) -> bool:

@@ -46,6 +46,7 @@ SEEDERS = {
     "mindspore.seed": frozenset({MS}),  # nondeterministic: DET105
     "mindspore.dataset.config.set_seed": frozenset({RANDOM, NUMPY, MS_DATASET}),
     "lightning.seed_everything": _PY_NP_TORCH,
+    "torch_geometric.seed_everything": _PY_NP_TORCH,  # torch_geometric/seed.py (PyG 2.8)
     # transformers 4.x also seeds TF; 5.x does not.  Precision first: assume 4.x.
     "transformers.set_seed": _PY_NP_TORCH | {TF},
     "transformers.enable_full_determinism": _PY_NP_TORCH | {TF},
