@@ -79,3 +79,25 @@ def test_numpy_seeded_only_where_importable(monkeypatch, noqa_options):
     monkeypatch.setattr(block, "_importable", lambda name: name != "numpy")
     fixed = fix(source, "main_parses_options.py", noqa_options).source
     assert "numpy" not in fixed and "random.seed(opt.manualSeed)" in fixed
+
+
+def test_a_study_optimized_in_parallel_keeps_its_sampler(noqa_options):
+    """``n_jobs=4`` (or dask, ray, joblib): every copy of one seeded sampler would suggest the
+    same values -- reported, not fixed."""
+    source = '''import optuna
+
+
+def objective(trial):
+    return trial.suggest_float("x", -10, 10) ** 2
+
+
+if __name__ == "__main__":
+    study = optuna.create_study()
+    study.optimize(objective, n_trials=20, {jobs})
+    print(study.best_value)
+'''
+    serial = fix(source.format(jobs="n_jobs=1"), "study.py", noqa_options)
+    assert "sampler=optuna.samplers.TPESampler(seed=SEED)" in serial.source
+    parallel = fix(source.format(jobs="n_jobs=4"), "study.py", noqa_options)
+    assert parallel.source == source.format(jobs="n_jobs=4")
+    assert [p.finding.code for p in parallel.left] == ["DET103"]

@@ -20,7 +20,7 @@ from ..tables.determinism import (
 from ..tables.entry import is_declarative_call
 from . import edits, installed, placement
 
-DGL = "dgl"
+DGL, MXNET = "dgl", "mxnet"
 # Framework -> what its lines seed, the lines; in the order the block lists them (RULES.md).
 FRAMEWORK_LINES = (
     (T.RANDOM, {T.RANDOM}, ("{random}.seed({SEED})",)),
@@ -34,6 +34,8 @@ FRAMEWORK_LINES = (
     # DGL's samplers and random walks draw from its own C++ RNG, seeded only by dgl.seed
     # (include/dgl/random.h: std::random_device at construction; python/dgl/random.py).
     (DGL, {DGL}, ("{dgl}.seed({SEED})",)),
+    # MXNet's initializers and dropout draw from its own RNG (mxnet/random.py ``seed``).
+    (MXNET, {MXNET}, ("{mxnet}.random.seed({SEED})",)),
 )
 # Helpers that seed several frameworks at once, tried first (RULES.md's framework-native fixes).
 NATIVE_HELPERS = (
@@ -200,8 +202,8 @@ def _completion(ctx, used) -> Optional[Tuple[object, Tuple[str, ...]]]:
 
 
 def _seeded_in_run(ctx, run, fw: str) -> bool:
-    if fw == DGL:  # not one of the linter's frameworks: its seeding call, anywhere in the module
-        return any(name == "dgl.seed" or name.endswith(".dgl.seed") for name in ctx.calls_by_name)
+    if fw in (DGL, MXNET):  # not one of the linter's frameworks: its seeding call, anywhere in the module
+        return any(name in ("dgl.seed", "mxnet.random.seed") for name in ctx.calls_by_name)
     return run.seeded_in_run(fw)
 
 
@@ -347,7 +349,7 @@ def used_frameworks(ctx) -> FrozenSet[str]:
     is optional (yolov5's export imports TensorFlow only to export to it), and seeding it
     would import it at start-up."""
     roots = module_level_roots(ctx)
-    used = {fw for fw in (T.RANDOM, T.NUMPY, T.TORCH, T.TF, T.MS, DGL) if fw in roots}
+    used = {fw for fw in (T.RANDOM, T.NUMPY, T.TORCH, T.TF, T.MS, DGL, MXNET) if fw in roots}
     if "keras" in roots:
         used.add(T.TF)
     return frozenset(used)

@@ -14,7 +14,7 @@ from libcst.codemod import CodemodContext
 from ..analysis.nodes import dotted_name
 
 CONVENTIONAL_ALIASES = {"numpy": "np", "tensorflow": "tf"}
-_PLACEHOLDER_ROOTS = ("torch", "numpy", "random", "os", "tensorflow", "mindspore", "keras", "optuna", "dgl")
+_PLACEHOLDER_ROOTS = ("torch", "numpy", "random", "os", "tensorflow", "mindspore", "keras", "optuna", "dgl", "mxnet")
 
 
 class Spelling:

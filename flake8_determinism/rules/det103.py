@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 
 from .._lazy import cst
 
-from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none
+from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none, literal
 from ..analysis.nodes import self_attribute
 from ..analysis.scopes import enclosing_class
 from ..tables.rng_objects import ALWAYS_UNSEEDED, DEFAULT_SAMPLER, STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS
@@ -132,7 +132,7 @@ class UnseededRngObject(Rule):
                 " entropy, so the trials differ every run (global seeding does not reach it) — pass"
                 " sampler=optuna.samplers.TPESampler(seed=SEED)" % ctx.spelling(site),
                 fix=edits.set_argument(site.node, "sampler", None, DEFAULT_SAMPLER, "pass a seeded sampler")
-                if ctx.facts.is_entry else None,
+                if ctx.facts.is_entry and not _optimizes_in_parallel(ctx) else None,
             )
         for site, resets in unseeded_environments(ctx):
             yield Report(
@@ -142,6 +142,23 @@ class UnseededRngObject(Rule):
                 " — call reset(seed=SEED) once, at the first reset" % ctx.spelling(site),
                 fix=environment_fix(ctx, site, resets),
             )
+
+
+def _optimizes_in_parallel(ctx: FileContext) -> bool:
+    """Trials run in several workers (``study.optimize(..., n_jobs=4)``, dask/ray/joblib tasks):
+    each copy of one seeded sampler would suggest the same parameters; a seed there needs one
+    sampler per worker -- no single right fix."""
+    if ctx.index.imported_roots & PARALLEL_ROOTS:
+        return True
+    for site in ctx.index.calls:
+        if site.method_name == "optimize":
+            jobs = find_arg(site.node, "n_jobs")
+            if jobs is UNKNOWN or (jobs is not MISSING and literal(jobs) != (True, 1)):
+                return True
+    return False
+
+
+PARALLEL_ROOTS = frozenset({"dask", "distributed", "ray", "joblib", "multiprocessing", "concurrent"})
 
 
 def _seeded_by_its_class(ctx: FileContext, site) -> bool:
