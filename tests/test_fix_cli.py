@@ -644,3 +644,27 @@ def test_added_arguments_wrap_at_the_formatters_line_length(tmp_path, pyproject,
     text = (root / "lib.py").read_text()
     assert "random_state=SEED" in text
     assert ("max_depth=8, random_state=SEED)" not in text) == wrapped, text
+
+
+GPU_TRAIN = '''import torch
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    model = torch.nn.Conv2d(3, 8, 3).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    model(torch.ones(1, 3, 8, 8).cuda()).sum().backward()
+    opt.step()
+'''
+
+
+@pytest.mark.parametrize("requirements,warn_only", [
+    ("torch>=1.7.0,!=1.12.0\n", False),  # yolov7's: use_deterministic_algorithms has no warn_only before 1.11
+    ("torch >= 2.1\nnumpy\n", True),
+    ("", True),
+])
+def test_deterministic_algorithms_only_where_the_declared_torch_has_warn_only(tmp_path, requirements, warn_only):
+    root = project(tmp_path, {"train.py": GPU_TRAIN, "requirements.txt": requirements})
+    fix(root, "train.py")
+    text = (root / "train.py").read_text()
+    assert "torch.backends.cudnn.deterministic = True" in text
+    assert ("use_deterministic_algorithms(True, warn_only=True)" in text) == warn_only, text

@@ -438,11 +438,17 @@ def _torch_determinism(ctx, settings, throwing_op: bool) -> List[str]:
     lines = []
     if not facts.turns_on(CUDNN_DETERMINISTIC):
         lines += ["{torch}.backends.cudnn.benchmark = False", "{torch}.backends.cudnn.deterministic = True"]
+    oldest = installed.declared_floor(ctx.project.project.root, "torch") if ctx.project is not None else None
+    if oldest is not None and oldest < WARN_ONLY_ADDED:
+        return lines  # the project still supports a torch whose use_deterministic_algorithms lacks warn_only
     if not (facts.turns_on(ALGORITHMS) or facts.turns_on(ALGORITHMS_WARN_ONLY)):
         if settings.torch_version < CUBLAS_CHECK_REMOVED and not facts.turns_on(CUBLAS_CONFIG):
             lines.append(CUBLAS_LINE)
         lines.append("{torch}.use_deterministic_algorithms(True, warn_only=True)")
     return lines
+
+
+WARN_ONLY_ADDED = (1, 11)  # torch.use_deterministic_algorithms(mode, *, warn_only=False): torch 1.11
 
 
 SEED_WORKER = """def seed_worker(worker_id):

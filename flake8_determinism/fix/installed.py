@@ -111,3 +111,26 @@ def _parse(package: str, relative: str) -> Optional[ast.Module]:
         except (OSError, SyntaxError, ValueError):
             continue
     return None
+
+
+# ``torch>=1.7``, ``torch==1.10.*``, ``"torch >= 2.0"``: the oldest version a project declares.
+_REQUIREMENT = r"(?<![\w.-])%s\s*(?:\[[^\]]*\])?\s*(?:>=|==|~=|>)\s*(\d+)\.(\d+)"
+DECLARATION_FILES = ("requirements.txt", "requirements/requirements.txt", "requirements/base.txt",
+                     "setup.py", "setup.cfg", "pyproject.toml", "environment.yml")
+
+
+def declared_floor(root: str, package: str) -> Optional[Tuple[int, int]]:
+    """The oldest ``package`` version the project at ``root`` says it supports, from its
+    requirement files; None when it says nothing."""
+    import re
+
+    pattern = re.compile(_REQUIREMENT % re.escape(package))
+    found = []
+    for name in DECLARATION_FILES:
+        try:
+            with open(os.path.join(root, name), encoding="utf-8", errors="replace") as handle:
+                text = handle.read(1 << 20)
+        except OSError:
+            continue
+        found += [(int(major), int(minor)) for major, minor in pattern.findall(text)]
+    return min(found) if found else None
