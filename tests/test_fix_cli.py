@@ -663,8 +663,9 @@ if __name__ == "__main__":
     ("", True),
 ])
 def test_deterministic_algorithms_only_where_the_declared_torch_has_warn_only(tmp_path, requirements, warn_only):
-    root = project(tmp_path, {"train.py": GPU_TRAIN, "requirements.txt": requirements})
-    fix(root, "train.py")
-    text = (root / "train.py").read_text()
+    # The script lives below the folder holding the requirements (PyTorch-GAN's implementations/*/).
+    root = project(tmp_path, {"models/gan/train.py": GPU_TRAIN, "requirements.txt": requirements})
+    fix(root, "models/gan/train.py")
+    text = (root / "models" / "gan" / "train.py").read_text()
     assert "torch.backends.cudnn.deterministic = True" in text
     assert ("use_deterministic_algorithms(True, warn_only=True)" in text) == warn_only, text

@@ -101,3 +101,5 @@ if __name__ == "__main__":
     parallel = fix(source.format(jobs="n_jobs=4"), "study.py", noqa_options)
     assert parallel.source == source.format(jobs="n_jobs=4")
     assert [p.finding.code for p in parallel.left] == ["DET103"]
+    shared = source.format(jobs="n_jobs=1").replace("create_study()", 'create_study(storage="sqlite:///s.db")')
+    assert fix(shared, "study.py", noqa_options).source == shared  # worker processes share the study

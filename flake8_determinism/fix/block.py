@@ -8,6 +8,7 @@ earlier one already seeds that framework (``tf.keras.utils.set_random_seed``
 seeds ``random`` and NumPy too; the table is ``tables.seeding.SEEDERS``).
 """
 
+import os
 from typing import FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
@@ -438,7 +439,7 @@ def _torch_determinism(ctx, settings, throwing_op: bool) -> List[str]:
     lines = []
     if not facts.turns_on(CUDNN_DETERMINISTIC):
         lines += ["{torch}.backends.cudnn.benchmark = False", "{torch}.backends.cudnn.deterministic = True"]
-    oldest = installed.declared_floor(ctx.project.project.root, "torch") if ctx.project is not None else None
+    oldest = installed.declared_floor(os.path.dirname(ctx.path), "torch") if ctx.path else None
     if oldest is not None and oldest < WARN_ONLY_ADDED:
         return lines  # the project still supports a torch whose use_deterministic_algorithms lacks warn_only
     if not (facts.turns_on(ALGORITHMS) or facts.turns_on(ALGORITHMS_WARN_ONLY)):

@@ -119,18 +119,25 @@ DECLARATION_FILES = ("requirements.txt", "requirements/requirements.txt", "requi
                      "setup.py", "setup.cfg", "pyproject.toml", "environment.yml")
 
 
-def declared_floor(root: str, package: str) -> Optional[Tuple[int, int]]:
-    """The oldest ``package`` version the project at ``root`` says it supports, from its
-    requirement files; None when it says nothing."""
+def declared_floor(start: str, package: str) -> Optional[Tuple[int, int]]:
+    """The oldest ``package`` version the project says it supports, from the requirement files
+    of the nearest folder at or above ``start`` that has any; None when it says nothing."""
     import re
 
     pattern = re.compile(_REQUIREMENT % re.escape(package))
-    found = []
-    for name in DECLARATION_FILES:
-        try:
-            with open(os.path.join(root, name), encoding="utf-8", errors="replace") as handle:
-                text = handle.read(1 << 20)
-        except OSError:
-            continue
-        found += [(int(major), int(minor)) for major, minor in pattern.findall(text)]
-    return min(found) if found else None
+    folder = os.path.abspath(start)
+    while True:
+        texts = []
+        for name in DECLARATION_FILES:
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+                    texts.append(handle.read(1 << 20))
+            except OSError:
+                continue
+        if texts:
+            found = [(int(major), int(minor)) for text in texts for major, minor in pattern.findall(text)]
+            return min(found) if found else None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent

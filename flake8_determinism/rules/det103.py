@@ -145,11 +145,14 @@ class UnseededRngObject(Rule):
 
 
 def _optimizes_in_parallel(ctx: FileContext) -> bool:
-    """Trials run in several workers (``study.optimize(..., n_jobs=4)``, dask/ray/joblib tasks):
+    """Trials run in several workers (``study.optimize(..., n_jobs=4)``, dask/ray/joblib tasks,
+    processes sharing a ``storage=``):
     each copy of one seeded sampler would suggest the same parameters; a seed there needs one
     sampler per worker -- no single right fix."""
     if ctx.index.imported_roots & PARALLEL_ROOTS:
         return True
+    if any(find_arg(site.node, "storage") is not MISSING for site in ctx.calls_to(STUDY_FACTORIES)):
+        return True  # a shared storage: several worker processes run the same study
     for site in ctx.index.calls:
         if site.method_name == "optimize":
             jobs = find_arg(site.node, "n_jobs")
