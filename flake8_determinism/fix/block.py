@@ -229,13 +229,20 @@ def _run_seeding_statement(ctx):
     return None
 
 
+RUN_FUNCTIONS = frozenset({"main", "run", "train", "cli", "app", "start", "launch"})
+
+
 def _run_bodies(ctx):
+    """Where a run starts: the module body, its ``__main__`` block, and the function that block
+    calls when that is the run itself (``main()``, or one that parses the arguments) -- not a
+    helper it happens to call first (a data helper that seeds its own sampling)."""
     yield ctx.module.body
     for guard in ctx.index.main_guards:
         if isinstance(guard.body, cst.IndentedBlock):
             yield guard.body.body
             called = placement.called_function(guard.body.body, ctx)
-            if called is not None:
+            if called is not None and (called.name.value in RUN_FUNCTIONS
+                                       or placement.parsed_at(called.body.body, ctx) is not None):
                 yield called.body.body
 
 

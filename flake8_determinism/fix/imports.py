@@ -72,6 +72,14 @@ def _insert(body, statement, module: str):
     start, end = _import_block(body)
     groups = _groups(body, start, end)
     section, key = section_of(module), module.lower()
+    root = module.split(".")[0]
+    for first, last in groups:  # the file already groups this package (``torch_geometric`` as first-party)
+        if any(_root_of(body[i]) == root for i in range(first, last)):
+            for index in range(first, last):
+                _, other_key, straight = _sort_key(body[index])
+                if not straight or other_key > key:
+                    return _place(body, index, statement, False)
+            return _after(body, last, statement)
     for first, last in groups:  # the group of the new import's section: its sorted place there
         if any(_sort_key(body[i])[0] == section for i in range(first, last)):
             for index in range(first, last):
@@ -124,6 +132,15 @@ def _sort_key(statement) -> Tuple[int, str, bool]:
         return FIRST_PARTY, "", False
     name = dotted_name(small.module) if small.module is not None else ""
     return section_of(name), name.lower(), False
+
+
+def _root_of(statement) -> str:
+    small = statement.body[0]
+    if isinstance(small, cst.Import):
+        return dotted_name(small.names[0].name).split(".")[0]
+    if small.relative or small.module is None:
+        return ""
+    return dotted_name(small.module).split(".")[0]
 
 
 def _is_import(statement) -> bool:

@@ -37,13 +37,13 @@ def run_start(ctx) -> Optional[Place]:
 
 def _start(ctx, guard) -> Place:
     option = seed_option(ctx)
-    parsed = _parsed_at(guard.body.body, ctx)
+    parsed = parsed_at(guard.body.body, ctx)
     if parsed is not None:
         index, namespace = parsed
         return Place(guard, index + 1, _seed_of(namespace, option))
     called = called_function(guard.body.body, ctx)
     if called is not None:
-        parsed = _parsed_at(called.body.body, ctx)
+        parsed = parsed_at(called.body.body, ctx)
         if parsed is not None:
             index, namespace = parsed
             return Place(called, index + 1, _seed_of(namespace, option))
@@ -159,7 +159,7 @@ def _seed_of(namespace: str, option: Optional[str]) -> Optional[str]:
     return "%s.%s" % (namespace, option) if option else None
 
 
-def _parsed_at(statements, ctx) -> Optional[Tuple[int, str]]:
+def parsed_at(statements, ctx) -> Optional[Tuple[int, str]]:
     """(index, name) of ``args = parser.parse_args()`` (or ``opt = parse_opt()``, a function of
     this module that parses them) among ``statements``."""
     for index, statement in enumerate(statements):
