@@ -186,20 +186,15 @@ def _completion(ctx, used) -> Optional[Tuple[object, Tuple[str, ...]]]:
     run = run_of(ctx)
     if run is None:
         return None
-    missing = [fw for fw, _, _ in FRAMEWORK_LINES if fw in used and not _seeded_in_run(ctx, run, fw)]
-    covered: Set[str] = set()
-    for fw, seeds, _ in FRAMEWORK_LINES:
-        if fw in missing and fw not in covered:
-            covered |= seeds - {fw}
-    missing = [fw for fw in missing if fw not in covered]
+    rows = _rows_to_seed(FRAMEWORK_LINES, {fw for fw in used if not _seeded_in_run(ctx, run, fw)})
     statement = _run_seeding_statement(ctx)
-    if not missing or statement is None:
+    if not rows or statement is None:
         return None
     node, call, site = statement
     seed = _seed_argument(ctx, call)
-    if seed is None or any(use.order < run.when(site) for use in run.unseeded(missing)):
+    if seed is None or any(use.order < run.when(site) for use in run.unseeded([fw for fw, _, _ in rows])):
         return None
-    return node, tuple(line.replace("{SEED}", seed) for fw in missing for line in _lines(fw))
+    return node, tuple(line.replace("{SEED}", seed) for _, _, lines in rows for line in lines)
 
 
 def _seeded_in_run(ctx, run, fw: str) -> bool:
@@ -286,15 +281,20 @@ def _seeding_lines(ctx, spelling, used) -> List[str]:
     if call is not None:
         lines.append(call[0])
         covered |= call[1]
-    table = _framework_lines(ctx)
-    # The TF and MindSpore lines seed random and NumPy as well: those lines are left out.
-    for fw, seeds, _ in table:
-        if fw in used and fw not in covered:
-            covered |= seeds - {fw}
-    for fw, _, framework_lines in table:
-        if fw in used and fw not in covered:
-            lines.extend(framework_lines)
+    lines.extend(line for _, _, rows_lines in _rows_to_seed(_framework_lines(ctx), used, covered)
+                 for line in rows_lines)
     return lines
+
+
+def _rows_to_seed(table, needed, covered=frozenset()) -> List[tuple]:
+    """The rows of ``table`` (``FRAMEWORK_LINES``' shape) for the frameworks of ``needed``, less
+    those ``covered`` already or seeded by an earlier row: the Keras and MindSpore lines seed
+    random and NumPy as well, so those lines are left out."""
+    covered = set(covered)
+    for fw, seeds, _ in table:
+        if fw in needed and fw not in covered:
+            covered |= seeds - {fw}
+    return [row for row in table if row[0] in needed and row[0] not in covered]
 
 
 # TensorFlow 1 code (``tf.contrib``, sessions, placeholders): ``keras.utils.set_random_seed``

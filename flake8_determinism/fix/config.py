@@ -86,29 +86,19 @@ _LINE_LENGTH = re.compile(r"^\s*line-length\s*=\s*(\d+)\s*(#.*)?$")
 def formatter_line_length(start: str) -> Optional[int]:
     """``line-length`` of ``[tool.black]`` or ``[tool.ruff]`` in the nearest ``pyproject.toml``
     above ``start`` (read as lines: Python < 3.11 has no TOML parser)."""
-    folder = os.path.abspath(start)
-    while True:
-        path = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(path):
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    lines = handle.read(1 << 20).splitlines()
-            except OSError:
-                return None
-            section = ""
-            for line in lines:
-                header = _SECTION.match(line)
-                if header:
-                    section = header.group(1).strip()
-                    continue
-                found = _LINE_LENGTH.match(line)
-                if found and section in ("tool.black", "tool.ruff"):
-                    return int(found.group(1))
-            return None
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
+    from .installed import nearest_texts
+
+    for text in nearest_texts(start, ("pyproject.toml",)):
+        section = ""
+        for line in text.splitlines():
+            header = _SECTION.match(line)
+            if header:
+                section = header.group(1).strip()
+                continue
+            found = _LINE_LENGTH.match(line)
+            if found and section in ("tool.black", "tool.ruff"):
+                return int(found.group(1))
+    return None
 
 
 def _prefixes(text: str) -> tuple:

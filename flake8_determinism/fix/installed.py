@@ -11,7 +11,7 @@ import ast
 import importlib.util
 import os
 from functools import lru_cache
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 from ..tables.determinism import LIGHTNING_TRAINERS, MMENGINE_RUNNERS, is_training_arguments
 
@@ -125,19 +125,26 @@ def declared_floor(start: str, package: str) -> Optional[Tuple[int, int]]:
     import re
 
     pattern = re.compile(_REQUIREMENT % re.escape(package))
+    found = [(int(major), int(minor)) for text in nearest_texts(start, DECLARATION_FILES)
+             for major, minor in pattern.findall(text)]
+    return min(found) if found else None
+
+
+def nearest_texts(start: str, names) -> List[str]:
+    """The texts of the files ``names`` (those that exist, the first MiB of each) in the nearest
+    folder at or above ``start`` that holds any of them; [] when none does."""
     folder = os.path.abspath(start)
     while True:
         texts = []
-        for name in DECLARATION_FILES:
+        for name in names:
             try:
                 with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
                     texts.append(handle.read(1 << 20))
             except OSError:
                 continue
         if texts:
-            found = [(int(major), int(minor)) for text in texts for major, minor in pattern.findall(text)]
-            return min(found) if found else None
+            return texts
         parent = os.path.dirname(folder)
         if parent == folder:
-            return None
+            return []
         folder = parent

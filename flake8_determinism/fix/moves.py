@@ -16,10 +16,6 @@ from ..tables.run_uses import SEEDED_BY
 from .block import statement_call
 from .edits import Fix
 
-_COMPOUND = (cst.FunctionDef, cst.If, cst.Else, cst.With, cst.For, cst.While, cst.Try, cst.Finally,
-             cst.ExceptHandler)
-
-
 def move_seeding_fix(ctx, node, framework: str) -> Optional[Fix]:
     """Move the first statement after ``node``'s statement that seeds ``framework`` (in the
     same body) to just before it; None when there is none or the move could change its seed."""
@@ -58,11 +54,8 @@ def _statements_around(ctx, node, framework: str) -> Optional[Tuple[object, int,
     the innermost body first, then the bodies around it."""
     frameworks = set(SEEDED_BY.get(framework, (framework,)))
     sites = {id(site.node): site for site in ctx.index.calls}
-    holding = [owner for owner in _owners(ctx.module)
-               if any(_contains(s, node) for s in _body_of(owner))]
-    for owner in reversed(holding):  # pre-order: the innermost body is the last
+    for owner, use_index in _enclosing_bodies(ctx.module, node):
         body = _body_of(owner)
-        use_index = next(i for i, s in enumerate(body) if _contains(s, node))
         for index in range(use_index + 1, len(body)):
             call = statement_call(body[index])
             site = sites.get(id(call)) if call is not None else None
@@ -73,12 +66,22 @@ def _statements_around(ctx, node, framework: str) -> Optional[Tuple[object, int,
     return None
 
 
-def _owners(root) -> Iterator[object]:
-    """The module and every statement with a body of statements, in pre-order."""
-    for node, _ in _walk_all(root):
-        if isinstance(node, cst.Module) or (
-                isinstance(node, _COMPOUND) and isinstance(getattr(node, "body", None), cst.IndentedBlock)):
-            yield node
+def _enclosing_bodies(module: cst.Module, node) -> Iterator[Tuple[object, int]]:
+    """(statement owning a body, index of the statement there that holds ``node``), from the
+    innermost body out to the module: one walk for the parents, then up from ``node``."""
+    parents = {}
+    for parent in _walk_all(module):
+        for child in parent.children:
+            parents[id(child)] = parent
+    current = node
+    while id(current) in parents:
+        parent = parents[id(current)]
+        owner = parent if isinstance(parent, cst.Module) else (
+            parents.get(id(parent)) if isinstance(parent, cst.IndentedBlock) else None)
+        if owner is not None and not isinstance(owner, cst.ClassDef):  # a class body is no run's
+            body = _body_of(owner)
+            yield owner, next(i for i, statement in enumerate(body) if statement is current)
+        current = parent
 
 
 def _body_of(owner) -> Optional[List]:
@@ -94,23 +97,17 @@ def _with_body(owner, statements):
     return owner.with_changes(body=owner.body.with_changes(body=statements))
 
 
-def _contains(statement, node) -> bool:
-    if statement is node:
-        return True
-    return any(child is node for child, _ in _walk_all(statement))
-
-
-def _walk_all(root) -> Iterator[Tuple[object, object]]:
+def _walk_all(root) -> Iterator[object]:
     """Every node under ``root`` (nested scopes too), in pre-order."""
-    stack = [(root, None)]
+    stack = [root]
     while stack:
-        current, parent = stack.pop()
-        yield current, parent
-        stack.extend((child, current) for child in reversed(current.children))
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
 
 
 def _names_read(statement) -> Set[str]:
-    return {node.value for node, _ in _walk_all(statement) if isinstance(node, cst.Name)}
+    return {node.value for node in _walk_all(statement) if isinstance(node, cst.Name)}
 
 
 def _bound_in(statements) -> Set[str]:
@@ -118,7 +115,7 @@ def _bound_in(statements) -> Set[str]:
     definitions, ``global``/``nonlocal`` (a function called there may rebind those)."""
     bound: Set[str] = set()
     for statement in statements:
-        for node, _ in _walk_all(statement):
+        for node in _walk_all(statement):
             targets = []
             if isinstance(node, cst.AssignTarget):
                 targets.append(node.target)
@@ -138,5 +135,5 @@ def _bound_in(statements) -> Set[str]:
             elif isinstance(node, (cst.Global, cst.Nonlocal)):
                 bound.update(item.name.value for item in node.names)
             for target in targets:
-                bound.update(n.value for n, _ in _walk_all(target) if isinstance(n, cst.Name))
+                bound.update(n.value for n in _walk_all(target) if isinstance(n, cst.Name))
     return bound

@@ -14,6 +14,7 @@ from typing import List, NamedTuple, Optional, Tuple
 import libcst as cst
 
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..analysis.body import walk_with_parents
 
 # ``--seed``, ``--manualSeed``, ``--random-seed``, ``--rng_seed``: the run's own seed option.
 SEED_OPTION = re.compile(r"^-{1,2}(?:manual|random|rng|global|train)?[-_]?seed$", re.IGNORECASE)
@@ -75,7 +76,7 @@ def _config_seed(owner, statements, start: int) -> Optional[Tuple[int, str]]:
             assigned[name] = index + 1
         if index < start:
             continue
-        for node in _descendants(statement):
+        for node, _ in walk_with_parents(statement):
             name = _seed_field_owner(node)
             if name is not None and (name in params or name in assigned):
                 where = assigned.get(name, 0)
@@ -111,16 +112,6 @@ def _assigned_names(statement):
         # ``with open(path) as f: cfg = yaml.safe_load(f)``: bound once the block has run
         for inner in statement.body.body:
             yield from _assigned_names(inner)
-
-
-def _descendants(root):
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not root:
-            continue
-        yield node
-        stack.extend(reversed(node.children))
 
 
 def _after_imports(statements) -> int:
