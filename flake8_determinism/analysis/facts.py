@@ -133,6 +133,8 @@ class ModuleFacts:
             effects = self.project_effects(qualname, name, site)
             if effects is not None:
                 return effects.seeds  # a project function: exactly what its body seeds
+            if qualname in T.SEEDING_LIBRARY_CLASSES and self._project_misses(qualname):
+                return T.SEEDING_LIBRARY_CLASSES[qualname]  # coqui's ``trainer.Trainer``
             if qualname.split(".")[0] in KNOWN_ROOTS:
                 return _EMPTY
         elif self._builds_seeding_trainer(site):
@@ -159,6 +161,11 @@ class ModuleFacts:
         if project is None:
             return None
         return project.call_effects(qualname, call_signature(site.node) if site is not None else None)
+
+    def _project_misses(self, qualname: str) -> bool:
+        """The project (if any) defines no ``qualname``: the name is the library's."""
+        project = self._project()
+        return project is None or project.target(qualname) is None
 
     def builds_seeding_trainer(self, site: CallSite) -> bool:
         """``Trainer(...)``/``SFTTrainer(...)`` or a class defined here deriving from one."""

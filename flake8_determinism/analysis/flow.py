@@ -380,12 +380,18 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
     body.following.add(key)
     try:
         loaded = False
+        single = []  # ``if len(paths) == 1: load(paths[0])``: blocks that see at most one entry
         for node in body.nodes[body.position[id(assign)] + 1:]:
             if isinstance(node, cst.Call) and _sorts_name(node, name):
                 return False  # sorted before any use that takes the order
             if _guards_single_entry(node, name):
                 return False  # at most one entry from here on: no order to take
+            if isinstance(node, cst.If) and _len_compared(node.test, name, _AT_MOST_ONE):
+                single.append(node.body)
             if not isinstance(node, cst.Name) or node.value != name or body.inside(node, assign):
+                continue
+            if any(body.inside(node, block) for block in single):
+                loaded = True
                 continue
             parent = body.parents.get(id(node))
             if parent is None or isinstance(parent, (cst.AssignTarget, cst.Param)):
@@ -557,6 +563,12 @@ class _LoopBody:
             return bool(attribute)
         if is_log_call(call, self.site) or _set_method_call(call, self.site):
             return True
+        if isinstance(func, cst.Attribute) and func.attr.value == "discard":
+            return True  # only sets have it: the same survivors in any order
+        if isinstance(func, cst.Attribute) and self._keyed_by_entry(func.value):
+            # ``self.word_map[word].update(...)``: the entry's own value changes, whatever the order.
+            container = dotted_name(func.value.value)
+            return not any(_uses_position(arg.value, container) for arg in call.args)
         spelled = dotted_name(func)
         if spelled in FILE_OPERATIONS or (isinstance(func, cst.Attribute) and func.attr.value in FILE_OPERATIONS):
             return True  # each entry moved, copied, removed on its own
@@ -588,14 +600,19 @@ class _LoopBody:
         )
         return path_like and bool(self.targets & _names_in(expr))
 
+    def _keyed_by_entry(self, expr) -> bool:
+        """``index[name]``: a subscript keyed by the element (not by its position)."""
+        if not isinstance(expr, cst.Subscript) or len(expr.slice) != 1:
+            return False
+        key = expr.slice[0].slice
+        return isinstance(key, cst.Index) and bool(self.targets & _names_in(key.value))
+
     def assignment(self, target, value) -> bool:
         if isinstance(target, (cst.Tuple, cst.List)):
             return all(self.assignment(element.value, value) for element in target.elements)
         if isinstance(target, cst.Subscript):
             # ``index[name] = load(name)``: keyed by the element, not by its position.
-            key = target.slice[0].slice if len(target.slice) == 1 else None
-            keyed = isinstance(key, cst.Index) and bool(self.targets & _names_in(key.value))
-            return keyed and not _uses_position(value, dotted_name(target.value))
+            return self._keyed_by_entry(target) and not _uses_position(value, dotted_name(target.value))
         if isinstance(target, cst.Name):
             self.targets.add(target.value)  # derived from the element
             self.fresh.add(target.value)
@@ -614,12 +631,29 @@ class _LoopBody:
 
     def _read_after_loop(self, name: str) -> bool:
         start = self.body.position.get(id(self.loop), 0)  # reads above the loop see none of it
+        rebound_in = []  # later loops that assign the name first: their reads see their own value
         for node in self.body.nodes[start:]:
             if isinstance(node, cst.Name) and node.value == name and not self.body.inside(node, self.loop):
                 parent = self.body.parents.get(id(node))
-                if not isinstance(parent, (cst.AssignTarget, cst.Param)):
+                if isinstance(parent, (cst.AssignTarget, cst.Param)):
+                    holder = self._enclosing_loop(node)
+                    if holder is None:
+                        return False  # assigned again unconditionally: the loop's last value is gone
+                    rebound_in.append(holder)
+                elif not any(self.body.inside(node, holder) for holder in rebound_in):
                     return True
         return False
+
+    def _enclosing_loop(self, node):
+        """The innermost loop or ``if`` around ``node`` in this scope (None: straight-line code)."""
+        node = self.body.parents.get(id(node))
+        while node is not None:
+            if isinstance(node, (cst.For, cst.While, cst.If, cst.Try, cst.With)):
+                return node
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                return None
+            node = self.body.parents.get(id(node))
+        return None
 
     def _under_comparison(self, target) -> bool:
         """Assigned under ``if score > best:`` (or ``best is None or score > best``): a max or min."""

@@ -66,6 +66,12 @@ class UnseededTrainingScript(Rule):
             "Python's ``random`` seeds itself from the clock or the OS when not seeded.",
             "https://docs.python.org/3/library/random.html#random.seed",
         ),
+        (
+            "Building coqui's ``trainer.Trainer`` seeds ``random``, NumPy and torch with "
+            "``config.training_seed`` (default 54321); a model built before it is initialised unseeded.",
+            "coqui-ai/Trainer trainer/trainer.py (Trainer.setup_training_environment) and "
+            "trainer/trainer_utils.py (setup_torch_training_env)",
+        ),
     )
     fix_description = (
         "Inserts the seeding block once, after the imports: ``SEED = 0`` and a seeding line for each "

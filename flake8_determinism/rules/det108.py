@@ -88,6 +88,10 @@ def _template(ctx: FileContext, call) -> bool:
     DecisionTreeClassifier())``: a template the ensemble clones and seeds from its own
     ``random_state`` (sklearn's ``_set_random_states``)."""
     parent = ctx.index.parents.get(id(call))
+    if isinstance(parent, cst.FunctionDef):  # ``def _validate_estimator(self, default=...)``
+        params = parent.params
+        every = (*params.posonly_params, *params.params, *params.kwonly_params)
+        return any(param.default is call and param.name.value in TEMPLATE_KEYWORDS for param in every)
     if not isinstance(parent, cst.Call):
         return False
     return any(

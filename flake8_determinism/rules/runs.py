@@ -480,9 +480,17 @@ def _draws_the_seed(ctx: FileContext, node) -> bool:
     spelled = module.code_for_node(target)
     for site in ctx.index.calls:
         if site.node.args and ctx.facts.call_seeds(site):
-            if any(module.code_for_node(arg.value) == spelled for arg in site.node.args):
+            if any(module.code_for_node(arg.value) == spelled for arg in _seed_arguments(site.node)):
                 return True
     return False
+
+
+def _seed_arguments(call: "cst.Call") -> list:
+    """The arguments of a seeding call that can be its seed: the first positional one and
+    keywords named like a seed (``Trainer(args, model=model)``'s model is not one)."""
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    named = [arg for arg in call.args if arg.keyword is not None and "seed" in arg.keyword.value.lower()]
+    return positional[:1] + named
 
 
 def _several(uses) -> bool:

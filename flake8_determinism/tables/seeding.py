@@ -133,6 +133,16 @@ NEW_HEAD_KEYWORDS = {
     "sentence_transformers.cross_encoder.CrossEncoder": "num_labels",
 }
 
+# Library classes that seed when built, whose top-level package name a project often uses for a
+# module of its own (``trainer.py``): they count only when the project does not define the name.
+# coqui's ``trainer.Trainer.__init__`` calls ``setup_torch_training_env(training_seed=
+# config.training_seed)``, which seeds random, NumPy and torch (coqui-ai/Trainer
+# trainer/trainer.py ``setup_training_environment``; trainer/trainer_utils.py).
+SEEDING_LIBRARY_CLASSES = {
+    "trainer.Trainer": _PY_NP_TORCH,
+    "trainer.trainer.Trainer": _PY_NP_TORCH,
+}
+
 
 def seeds_when_built(qualname: str) -> bool:
     """``transformers.Trainer``, ``trl.SFTTrainer``, ... (not ``TrainerCallback``)."""

@@ -88,6 +88,8 @@ def seeded(framework: str, seeds) -> bool:
 def seeds_by_name(name: str, settings, on_object: bool = False) -> FrozenSet[str]:
     """Today's assumption for a function we cannot see into: one named like a seeding helper
     (``set_seed``, ``init_seeds``) seeds every framework; ``--determinism-seed-functions`` too."""
+    if name in T.SEEDING_LIBRARY_CLASSES:
+        return T.SEEDING_LIBRARY_CLASSES[name]  # asked only when the project does not define it
     last = name.rsplit(".", 1)[-1].replace("()", "")
     dotted = "." + name.lstrip(".?").replace("()", "")
     if any(name == n or dotted.endswith("." + n) for n in settings.seed_functions):

@@ -7,7 +7,9 @@ while every one is the same (ruff keeps its diagnostics the same way).  The plug
 the codemod, which needs the trees to fix, does not.
 """
 
+import functools
 import hashlib
+import os
 from typing import List, Optional, Tuple
 
 from ... import __version__
@@ -27,7 +29,7 @@ class Results:
     @staticmethod
     def check(source: str, filename: str, settings) -> tuple:
         digest = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
-        return (__version__, repr(tuple(settings)), filename, digest)
+        return (__version__, _code_stamp(), repr(tuple(settings)), filename, digest)
 
     def get(self, path: str, check: tuple) -> Optional[List[Found]]:
         from .witness import still_true
@@ -42,6 +44,20 @@ class Results:
 
     def put(self, path: str, check: tuple, witnessed: tuple, found: List[Found]) -> None:
         self.store.put(path, check, (witnessed, tuple(tuple(f) for f in found)))
+
+
+@functools.lru_cache(maxsize=None)
+def _code_stamp() -> str:
+    """This installation's code: a development checkout (or an editable install) changes its
+    rules without changing ``__version__``, and findings cached by the old rules must not stand."""
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    stamp = hashlib.blake2b(digest_size=12)
+    for folder, dirs, files in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(".py")):
+            info = os.stat(os.path.join(folder, name))
+            stamp.update(("%s/%s %d %d;" % (folder[len(package):], name, info.st_size, info.st_mtime_ns)).encode())
+    return stamp.hexdigest()
 
 
 _results: dict = {}
