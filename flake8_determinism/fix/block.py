@@ -136,7 +136,9 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
             missing = [fw for fw, _, _ in FRAMEWORK_LINES if fw in used and fw not in seeds]
             if missing:
                 helper_lines = (fn.node, [line.replace("{SEED}", param) for fw in missing for line in _lines(fw)])
-        completion = None if helper is not None else _completion(ctx, used)
+        # Spawned workers import the module afresh: what the parent seeds never reaches them.
+        spawned = placement.run_start(ctx) is not None and placement.spawned_function(ctx) is not None
+        completion = None if helper is not None or spawned else _completion(ctx, used)
         if helper is not None and missing and called:
             pass  # the script's own helper, completed, seeds everything where the script asked for it
         elif completion is not None:

@@ -3,7 +3,9 @@ at import time").
 
 A module with a ``__main__`` block is seeded there -- or in the module's own function that
 block calls, when that function parses the arguments -- right after the arguments are parsed
-(the run's ``--seed`` option is read then), else as the block's first statement.  Importing the
+(the run's ``--seed`` option is read then), else as the block's first statement.  A run whose
+work ``torch.multiprocessing.spawn`` starts in a function of the module is seeded at that
+function's start: each process imports the module afresh and skips the block.  Importing the
 module runs none of it, so an importer's random streams stay as they were.  A script without
 a ``__main__`` block is seeded at module level (``block.insertion_point``).
 """
@@ -38,6 +40,9 @@ def run_start(ctx) -> Optional[Place]:
 
 def _start(ctx, guard) -> Place:
     option = seed_option(ctx)
+    spawned = spawned_function(ctx)
+    if spawned is not None:
+        return _spawned_start(ctx, guard, spawned, option)
     parsed = parsed_at(guard.body.body, ctx)
     if parsed is not None:
         index, namespace = parsed
@@ -51,6 +56,36 @@ def _start(ctx, guard) -> Place:
         if _config_seed(called, called.body.body, 0) is not None:
             return Place(called, 0, None)  # ``main(cfg)`` reads ``cfg.seed``: seeded there
     return Place(guard, _after_imports(guard.body.body), None)
+
+
+def spawned_function(ctx) -> Optional[cst.FunctionDef]:
+    """The module's one function that ``torch.multiprocessing.spawn`` starts: each process it
+    starts imports the module afresh (no ``__main__`` block), so neither the parent's seeds nor its
+    deterministic switches reach it; the run is seeded there."""
+    found = [info.node for info in ctx.index.functions.values()
+             if id(info.node) in ctx.facts.spawned and info.parent_scope is ctx.index.module_scope]
+    if len(found) != 1 or not isinstance(found[0], cst.FunctionDef):
+        return None
+    return found[0] if isinstance(found[0].body, cst.IndentedBlock) else None
+
+
+def _spawned_start(ctx, guard, spawned: cst.FunctionDef, option: Optional[str]) -> Place:
+    """The spawned function's first statement (after its docstring), with the run's seed when the
+    parsed arguments are handed to it under the same name (``def train(rank, args)``)."""
+    body = spawned.body.body
+    index = 1 if body and _is_docstring(body[0]) else 0
+    parsed = parsed_at(guard.body.body, ctx)
+    seed = None
+    if parsed is not None:
+        namespace = parsed[1]
+        params = {param.name.value for param in (*spawned.params.posonly_params, *spawned.params.params)}
+        seed = _seed_of(namespace, option) if namespace in params else None
+    return Place(spawned, index, seed)
+
+
+def _is_docstring(statement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 def _with_config_seed(place: Place) -> Place:

@@ -74,8 +74,11 @@ class UnseededTrainingScript(Rule):
         ),
     )
     fix_description = (
-        "Inserts the seeding block once, after the imports: ``SEED = 0`` and a seeding line for each "
-        "framework the module imports (``random``, NumPy, torch + CUDA, TensorFlow, MindSpore). A seeding "
+        "Inserts the seeding block once, at the start of the run: the ``__main__`` block (or the function it "
+        "calls, after the arguments are parsed), the function ``torch.multiprocessing.spawn`` starts when the "
+        "work is there, module level only in a script without a ``__main__`` block that nothing imports. It "
+        "seeds with the run's own seed (``args.seed``, ``cfg.seed``), else ``SEED = 0``, each framework the run "
+        "uses (``random``, NumPy, torch + CUDA, TensorFlow, MindSpore, DGL). A seeding "
         "helper the module already has is called instead, and completed with what it misses. Lightning "
         "scripts get ``seed_everything(SEED, workers=True)``, accelerate scripts its ``set_seed(SEED)``, "
         "Hugging Face ``Trainer`` scripts ``transformers.set_seed(SEED)``."

@@ -443,7 +443,7 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, st
             "%s is never seeded in the processes torch.multiprocessing.spawn starts with %s(), which do not inherit"
             " the parent's seed; it %s — seed it at the start of %s()" % (
                 rng, first.spawned, run.named(spawned), first.spawned)
-        ), "", first.framework
+        ), SEED, first.framework
         unseeded = [use for use in unseeded if use.spawned is None]
         if all(use.covered for use in unseeded):
             return
