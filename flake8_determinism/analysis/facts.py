@@ -36,12 +36,14 @@ _SWITCH_ATTRIBUTES = frozenset({"deterministic"})  # attribute assignments that 
 
 
 def call_signature(call) -> tuple:
-    """(how many positional arguments, which keywords, which are a literal false) a libcst call
-    passes; -1/"**": unknown (``summary.signature`` for ``ast``)."""
+    """(how many positional arguments, which keywords, which are a literal false, the string
+    literals) a libcst call passes; -1/"**": unknown (``summary.signature`` for ``ast``)."""
     positional = 0
-    keywords, off = [], []
+    keywords, off, texts = [], [], []
     for index, arg in enumerate(call.args):
-        falsy = literal(arg.value) in ((True, False), (True, None), (True, 0))
+        known, value = literal(arg.value)
+        falsy = known and value in (False, None, 0) and not isinstance(value, str)
+        text = value if known and isinstance(value, str) else None
         if arg.star == "*":
             positional = -1
         elif arg.star == "**":
@@ -50,11 +52,15 @@ def call_signature(call) -> tuple:
             keywords.append(arg.keyword.value)
             if falsy:
                 off.append(arg.keyword.value)
+            if text is not None:
+                texts.append((arg.keyword.value, text))
         elif positional >= 0:
             if falsy:
                 off.append("#%d" % positional)
+            if text is not None:
+                texts.append(("#%d" % positional, text))
             positional += 1
-    return positional, tuple(keywords), tuple(off)
+    return positional, tuple(keywords), tuple(off), tuple(texts)
 
 
 class _ImportSite:

@@ -342,7 +342,8 @@ class Project:
     def target_effects(self, target: Target, passed: bool = False, signature=None) -> Effects:
         if target.kind == "function":
             bound = "." in target.key and target.key.rsplit(".", 1)[0] in target.module.classes
-            effects = self.body_effects(target.module, target.key, arguments=_arguments(target, signature, bound))
+            effects = self.body_effects(target.module, target.key, arguments=_arguments(target, signature, bound),
+                                        values=_values(target, signature, bound))
             return _switched_off(effects) if _training_off(target, signature, bound) else effects
         if target.kind == "class" and not passed:
             init = self.method(target, "__init__")
@@ -354,12 +355,15 @@ class Project:
         return EMPTY
 
     def body_effects(self, module: Module, key: str, import_depth: int = 0,
-                     arguments: Optional[FrozenSet[str]] = None) -> Effects:
+                     arguments: Optional[FrozenSet[str]] = None, values: Optional[dict] = None) -> Effects:
         """``arguments``: the parameters the call gives (None: unknown, as if all): a seeding
-        guarded by one it does not give (``if seed is not None:``) does not run."""
+        guarded by one it does not give (``if seed is not None:``) does not run.  ``values``: the
+        string values of parameters the call gives or leaves at their default: a call under
+        ``if strategy == "random":`` does not run when ``strategy`` is ``"top"``."""
         if arguments is not None and not module.summary.get("guards", {}).get(key):
             arguments = None  # nothing in the body depends on them: one memo entry
-        memo = (module.path, key, import_depth if key == S.IMPORT_TIME else 0, arguments)
+        skipped = _not_run(module.summary.get("valued", {}).get(key), values)
+        memo = (module.path, key, import_depth if key == S.IMPORT_TIME else 0, arguments, skipped)
         found = self._effects.get(memo)
         if found is not None:
             return found
@@ -368,7 +372,10 @@ class Project:
         self._busy.add(memo)
         self._expansions += 1
         try:
-            effects = self._compose(module, module.bodies.get(key, ()), import_depth, arguments)
+            events = module.bodies.get(key, ())
+            if skipped:
+                events = [e for e in events if not (e[0] in _SKIPPABLE and (e[1], e[2]) in skipped)]
+            effects = self._compose(module, events, import_depth, arguments)
         finally:
             self._busy.discard(memo)
         self._effects[memo] = effects
@@ -399,7 +406,7 @@ class Project:
                 elif not seeded(framework, seeds):
                     unseeded.add(framework, use)
             elif kind in (S.CALL, S.PASS):
-                called = self.call_effects(module, event[3], kind == S.PASS, event[4:7] or None)
+                called = self.call_effects(module, event[3], kind == S.PASS, event[4:8] or None)
                 trains, loads = trains or called.trains, loads or called.loads
                 evaluates, gpu = evaluates or called.evaluates, gpu or called.gpu
                 _merge(called, seeds, unseeded, deferred)
@@ -415,7 +422,8 @@ class Project:
         """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``
         (the methods a framework calls) draw, it draws later."""
         init = self.method(klass, "__init__")
-        built = (self.body_effects(init.module, init.key, arguments=_arguments(init, signature, True))
+        built = (self.body_effects(init.module, init.key, arguments=_arguments(init, signature, True),
+                                   values=_values(init, signature, True))
                  if init is not None else EMPTY)
         deferred = _Uses()
         for framework, uses in built.deferred:
@@ -462,6 +470,45 @@ def _arguments(function: Target, signature, bound: bool) -> Optional[FrozenSet[s
         return None
     params = params[1:] if bound and params else params  # ``self``
     return frozenset(params[:positional]) | frozenset(keywords)
+
+
+_SKIPPABLE = (S.USE, S.CALL, S.PASS)  # what a branch that does not run leaves out (its seeds stay)
+
+
+def _values(function: Target, signature, bound: bool) -> Optional[dict]:
+    """{parameter: string value} a call with ``signature`` gives ``function`` (a literal it
+    passes, or the default of one it leaves out); None when unknown."""
+    if not signature or len(signature) < 4:
+        return None
+    summary = function.module.summary
+    if not summary.get("valued", {}).get(function.key):
+        return None  # no branch of the body depends on a value: nothing to look up
+    positional, keywords, _, texts = signature[:4]
+    params = summary.get("params", {}).get(function.key) or ()
+    params = params[1:] if bound and params else params
+    values = {}
+    if positional >= 0 and "**" not in keywords:
+        given = set(params[:positional]) | set(keywords)
+        values.update((p, v) for p, v in summary.get("text_defaults", {}).get(function.key, {}).items()
+                      if p not in given)
+    for name, value in texts:
+        if name.startswith("#"):
+            index = int(name[1:])
+            name = params[index] if index < len(params) and positional >= 0 else ""
+        if name:
+            values[name] = value
+    return values or None
+
+
+def _not_run(guards: Optional[dict], values: Optional[dict]) -> Optional[frozenset]:
+    """The (line, col) of the calls whose branch does not run for ``values``."""
+    if not guards or not values:
+        return None
+    skipped = frozenset(
+        position for position, (param, choices, equal) in guards.items()
+        if param in values and (values[param] in choices) != equal
+    )
+    return skipped or None
 
 
 def _training_off(function: Target, signature, bound: bool) -> bool:

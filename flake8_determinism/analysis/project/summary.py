@@ -35,7 +35,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 19
+VERSION = 20
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 # A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
@@ -146,6 +146,9 @@ class _Summarizer:
         self.in_parameters: set = set()  # ids of the calls inside a ``Parameter(...)``: they initialize weights
         self.params: Dict[str, tuple] = {}  # body key -> its parameters, in order
         self.takes_keywords: List[str] = []  # body keys of functions with ``**kwargs``
+        self.text_defaults: Dict[str, dict] = {}  # body key -> {parameter: its string default}
+        # id(node) -> (parameter, values, runs when equal): ``if strategy == "random":``
+        self.valued: Dict[int, tuple] = {}
         # id(call) -> the parameter whose value guards it: ``if seed is not None: np.random.seed(seed)``
         self.guarded: Dict[int, str] = {}
 
@@ -184,6 +187,17 @@ class _Summarizer:
                 for inner in ast.walk(statement):
                     if type(inner) in (ast.Call, ast.Assign):
                         self.guarded.setdefault(id(inner), guard)
+        valued = _value_test(node.test)
+        if valued is not None and scope.kind == "function" and scope.names.get(valued[0], ("",))[0] == "param":
+            param, values, equal = valued
+            branches = [(node.body, equal)]
+            if node.orelse and not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)):
+                branches.append((node.orelse, not equal))  # a plain ``else:``, not an ``elif`` chain
+            for statements, runs_when_equal in branches:
+                for statement in statements:
+                    for inner in ast.walk(statement):
+                        if type(inner) is ast.Call:
+                            self.valued.setdefault(id(inner), (param, values, runs_when_equal))
         return [(child, scope, body) for child in _children(node)]
 
     def _import(self, node, scope: _Scope, body: str):
@@ -261,11 +275,31 @@ class _Summarizer:
                 inner.bind(extra.arg, ("param", None))
         if node.args.kwarg is not None:
             self.takes_keywords.append(key)
+        texts = _text_defaults(node.args)
+        if texts:
+            self.text_defaults[key] = texts
+        self._early_exits(node.body, inner)
         if scope.kind == "class":
             self.classes[scope.key]["methods"].append(node.name)
         outer = [(d, scope, body) for d in node.decorator_list]
         outer += [(d, scope, body) for d in node.args.defaults + [k for k in node.args.kw_defaults if k]]
         return outer + [(stmt, inner, key) for stmt in node.body]
+
+    def _early_exits(self, statements, scope: _Scope) -> None:
+        """``if mode != "train": return x`` at the top of a function: what follows runs only
+        for the other values."""
+        for index, statement in enumerate(statements):
+            if not (isinstance(statement, ast.If) and not statement.orelse and statement.body
+                    and isinstance(statement.body[-1], (ast.Return, ast.Raise))):
+                continue
+            valued = _value_test(statement.test)
+            if valued is None or scope.names.get(valued[0], ("",))[0] != "param":
+                continue
+            param, values, equal = valued
+            for later in statements[index + 1:]:
+                for inner in ast.walk(later):
+                    if type(inner) is ast.Call:
+                        self.valued.setdefault(id(inner), (param, values, not equal))
 
     def _class(self, node: ast.ClassDef, scope: _Scope, body: str):
         key = node.name if scope.kind == "module" else scope.key + "." + node.name
@@ -507,6 +541,17 @@ class _Summarizer:
                     worst, phrase = max(worst, UNSEEN), phrase or "calls a transform handed in"
         return (worst, phrase, numpy)
 
+    def value_guards(self) -> Dict[str, dict]:
+        """body key -> {(line, col) of a call: (parameter, values, runs when equal)} for the calls
+        that run only for some string values of a parameter (``if strategy == "random":``)."""
+        found: Dict[str, dict] = {}
+        for key, calls in self.calls.items():
+            for node, _, kind, _ in calls:
+                guard = self.valued.get(id(node))
+                if guard is not None and kind not in (IMPORT, SWITCH):
+                    found.setdefault(key, {})[(node.lineno, node.col_offset)] = guard
+        return found
+
     def guard_bodies(self) -> Dict[str, bool]:
         guarded = set(self.guarded)
         return {
@@ -528,13 +573,49 @@ class _Summarizer:
 
 def signature(call: ast.Call) -> tuple:
     """(how many positional arguments, which keywords, which of them are a literal ``False``,
-    ``None`` or ``0``: keyword names, ``"#i"`` for the i-th positional) a call passes;
-    ``-1``/``("**",)``: unknown."""
+    ``None`` or ``0``: keyword names, ``"#i"`` for the i-th positional, the string literals it
+    passes: (name, value) pairs) a call passes; ``-1``/``("**",)``: unknown."""
     positional = -1 if any(isinstance(a, ast.Starred) for a in call.args) else len(call.args)
     keywords = tuple("**" if k.arg is None else k.arg for k in call.keywords)
     off = tuple("#%d" % i for i, a in enumerate(call.args) if _off(a))
     off += tuple(k.arg for k in call.keywords if k.arg is not None and _off(k.value))
-    return positional, keywords, off
+    return positional, keywords, off, _texts(call)
+
+
+def _texts(call: ast.Call) -> tuple:
+    """The string literals a call passes: ((keyword or ``"#i"``, value), ...)."""
+    found = tuple(("#%d" % i, a.value) for i, a in enumerate(call.args)
+                  if isinstance(a, ast.Constant) and isinstance(a.value, str))
+    return found + tuple((k.arg, k.value.value) for k in call.keywords
+                         if k.arg is not None and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str))
+
+
+def _text_defaults(args: ast.arguments) -> dict:
+    """{parameter: default} for the parameters whose default is a string literal."""
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(arg, default) for arg, default in zip(args.kwonlyargs, args.kw_defaults) if default is not None]
+    return {arg.arg: default.value for arg, default in pairs
+            if isinstance(default, ast.Constant) and isinstance(default.value, str)}
+
+
+def _value_test(test) -> Optional[tuple]:
+    """``strategy == "random"``, ``"random" == strategy``, ``mode in ("a", "b")``, ``!=``/``not in``:
+    (parameter, values, True when the body runs for those values)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        if isinstance(right, ast.Name):
+            left, right = right, left
+        if isinstance(left, ast.Name) and isinstance(right, ast.Constant) and isinstance(right.value, str):
+            return left.id, (right.value,), isinstance(op, ast.Eq)
+        return None
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(left, ast.Name) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        values = tuple(e.value for e in right.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+        if values and len(values) == len(right.elts):
+            return left.id, values, isinstance(op, ast.In)
+    return None
 
 
 def _off(node) -> bool:
@@ -801,4 +882,6 @@ def summarize(tree: ast.Module) -> dict:
         "takes_keywords": tuple(summarizer.takes_keywords),
         # body key -> True when a seeding in it depends on an argument (``if seed is not None:``)
         "guards": summarizer.guard_bodies(),
+        "text_defaults": summarizer.text_defaults,
+        "valued": summarizer.value_guards(),
     }
