@@ -505,8 +505,8 @@ def _not_run(guards: Optional[dict], values: Optional[dict]) -> Optional[frozens
     if not guards or not values:
         return None
     skipped = frozenset(
-        position for position, (param, choices, equal) in guards.items()
-        if param in values and (values[param] in choices) != equal
+        position for position, conditions in guards.items()
+        if any(param in values and (values[param] in choices) != equal for param, choices, equal in conditions)
     )
     return skipped or None
 

@@ -147,8 +147,8 @@ class _Summarizer:
         self.params: Dict[str, tuple] = {}  # body key -> its parameters, in order
         self.takes_keywords: List[str] = []  # body keys of functions with ``**kwargs``
         self.text_defaults: Dict[str, dict] = {}  # body key -> {parameter: its string default}
-        # id(node) -> (parameter, values, runs when equal): ``if strategy == "random":``
-        self.valued: Dict[int, tuple] = {}
+        # id(node) -> [(parameter, values, runs when equal), ...]: ``if strategy == "random":``
+        self.valued: Dict[int, list] = {}
         # id(call) -> the parameter whose value guards it: ``if seed is not None: np.random.seed(seed)``
         self.guarded: Dict[int, str] = {}
 
@@ -197,7 +197,7 @@ class _Summarizer:
                 for statement in statements:
                     for inner in ast.walk(statement):
                         if type(inner) is ast.Call:
-                            self.valued.setdefault(id(inner), (param, values, runs_when_equal))
+                            self.valued.setdefault(id(inner), []).append((param, values, runs_when_equal))
         return [(child, scope, body) for child in _children(node)]
 
     def _import(self, node, scope: _Scope, body: str):
@@ -299,7 +299,7 @@ class _Summarizer:
             for later in statements[index + 1:]:
                 for inner in ast.walk(later):
                     if type(inner) is ast.Call:
-                        self.valued.setdefault(id(inner), (param, values, not equal))
+                        self.valued.setdefault(id(inner), []).append((param, values, not equal))
 
     def _class(self, node: ast.ClassDef, scope: _Scope, body: str):
         key = node.name if scope.kind == "module" else scope.key + "." + node.name
@@ -542,14 +542,14 @@ class _Summarizer:
         return (worst, phrase, numpy)
 
     def value_guards(self) -> Dict[str, dict]:
-        """body key -> {(line, col) of a call: (parameter, values, runs when equal)} for the calls
-        that run only for some string values of a parameter (``if strategy == "random":``)."""
+        """body key -> {(line, col) of a call: ((parameter, values, runs when equal), ...)} for the
+        calls that run only for some string values of parameters (``if strategy == "random":``)."""
         found: Dict[str, dict] = {}
         for key, calls in self.calls.items():
             for node, _, kind, _ in calls:
-                guard = self.valued.get(id(node))
-                if guard is not None and kind not in (IMPORT, SWITCH):
-                    found.setdefault(key, {})[(node.lineno, node.col_offset)] = guard
+                guards = self.valued.get(id(node))
+                if guards and kind not in (IMPORT, SWITCH):
+                    found.setdefault(key, {})[(node.lineno, node.col_offset)] = tuple(guards)
         return found
 
     def guard_bodies(self) -> Dict[str, bool]:
