@@ -21,7 +21,7 @@ from ..tables import determinism as D
 from ..tables import seeding as T
 from ..tables.aliases import KNOWN_ROOTS
 from ..tables.sklearn import SKLEARN_RANDOM_STATE
-from .args import is_none, literal
+from .args import MISSING, find_arg, is_none, literal
 from .demos import is_self_test, main_block_calls
 from .index import Assignment, CallSite, ModuleIndex
 from .reach import reachable_functions
@@ -132,6 +132,9 @@ class ModuleFacts:
                     return configured  # what the run's configuration files seed
             if qualname in T.SEEDERS:
                 return T.SEEDERS[qualname]
+            if T.is_estimator_config(qualname):
+                given = find_arg(site.node, T.ESTIMATOR_SEED_KEYWORD)
+                return _EMPTY if given is MISSING or is_none(given) else frozenset({T.TF})
             if T.seeds_when_built(qualname):
                 return T.TRAINER_SEEDS
             if self._named_as_seed_function(qualname):

@@ -336,12 +336,16 @@ def run_frameworks(ctx) -> FrozenSet[str]:
     without the script naming them (NumPy when it is importable here)."""
     from ..rules.runs import run_of
 
+    from ..rules.base import estimator_configs
+
     used = set(used_frameworks(ctx)) | {T.RANDOM}
     if _importable("numpy"):
         used.add(T.NUMPY)
     run = run_of(ctx)
     if run is not None:
         used |= set(run.uses) & set(T.FRAMEWORKS)
+    if estimator_configs(ctx):
+        used.discard(T.TF)  # seeded through the Estimator's RunConfig(tf_random_seed=): its own graph
     return frozenset(used - _lazily_imported(ctx))
 
 

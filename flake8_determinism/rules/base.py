@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Iterable, Iterator,
 from .._lazy import cst
 from ..analysis.body import only_feeds
 from ..fix import edits
-from ..tables.seeding import SEEDABLE_ROOTS
+from ..tables.seeding import ESTIMATOR_SEED_KEYWORD, SEEDABLE_ROOTS, is_estimator_config
 from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -223,10 +223,34 @@ class GlobalDrawRule(Rule):
 def seeding_fix(ctx: FileContext) -> Optional[Fix]:
     """The canonical seeding block, in an entry module only: in a library module the seed is
     the caller's job (RULES.md).  None in a module importing no framework the block can seed
-    (an MXNet or JAX script)."""
+    (an MXNet or JAX script).  A TensorFlow Estimator's ``RunConfig`` built here gets
+    ``tf_random_seed=``: the Estimator builds its model in a graph of its own, which the
+    default graph's seed never reaches."""
     if not ctx.facts.is_entry or not ctx.index.imported_roots & SEEDABLE_ROOTS:
         return None
-    return edits.module_fix("seed every RNG at start-up", edits.SEEDING)
+    block = edits.module_fix("seed every RNG at start-up", edits.SEEDING)
+    configs = estimator_configs(ctx)
+    if not configs:
+        return block
+    return edits.combine("seed every RNG at start-up, and the Estimator's graph", [block] + [
+        edits.set_argument(site.node, ESTIMATOR_SEED_KEYWORD, None, "{SEED}", "pass tf_random_seed=SEED")
+        for site in configs
+    ])
+
+
+def estimator_configs(ctx: FileContext) -> list:
+    """The TensorFlow Estimator ``RunConfig(...)`` calls of the module without ``tf_random_seed=``."""
+    from ..analysis.args import MISSING, find_arg
+
+    return [
+        site for name, sites in ctx.calls_by_name.items() if is_estimator_config(name)
+        for site in sites
+        if find_arg(site.node, ESTIMATOR_SEED_KEYWORD) is MISSING and not _passes_keywords(site.node)
+    ]
+
+
+def _passes_keywords(call) -> bool:
+    return any(arg.star == "**" for arg in call.args)
 
 
 def module_report(ctx: FileContext, message: str, fix: Optional[Fix] = None) -> Report:

@@ -57,6 +57,13 @@ class UnseededTensorFlow(GlobalDrawRule):
             "Keras 3's ``SeedGenerator(seed=None)`` takes its seed from Python's ``random``.",
             "keras 3.15 keras/src/random/seed_generator.py (catalog §4)",
         ),
+        (
+            "An Estimator trains in a new graph seeded with its ``RunConfig(tf_random_seed=...)``; "
+            "``tf.random.set_seed`` in the script seeds the default graph, which the Estimator never uses. "
+            "The fix passes ``tf_random_seed=`` to each ``RunConfig`` the entry module builds.",
+            "tensorflow_estimator python/estimator/estimator.py (_train_model_default: "
+            "random_seed.set_random_seed(self._config.tf_random_seed))",
+        ),
     )
 
     def might_fire(self, text, settings) -> bool:

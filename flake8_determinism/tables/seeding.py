@@ -143,6 +143,19 @@ SEEDING_LIBRARY_CLASSES = {
     "trainer.trainer.Trainer": _PY_NP_TORCH,
 }
 
+# A TensorFlow Estimator builds its model in a graph of its own and seeds it with its
+# ``RunConfig(tf_random_seed=...)`` (tensorflow_estimator estimator.py ``_train_model_default``:
+# ``random_seed.set_random_seed(self._config.tf_random_seed)``); the default graph's seed never
+# reaches it.  The TPU ``RunConfig`` passes the keyword on to ``tf.estimator.RunConfig``.
+ESTIMATOR_SEED_KEYWORD = "tf_random_seed"
+
+
+def is_estimator_config(qualname: str) -> bool:
+    """``tf.estimator.RunConfig``, ``tf.estimator.tpu.RunConfig``, ``tf.contrib.tpu.RunConfig``,
+    ``tensorflow_estimator``'s."""
+    return qualname.startswith("tensorflow") and qualname.endswith(".RunConfig") and (
+        "estimator" in qualname or ".tpu." in qualname)
+
 
 def seeds_when_built(qualname: str) -> bool:
     """``transformers.Trainer``, ``trl.SFTTrainer``, ... (not ``TrainerCallback``)."""

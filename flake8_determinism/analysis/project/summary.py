@@ -35,7 +35,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 20
+VERSION = 21
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 # A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
@@ -454,6 +454,9 @@ class _Summarizer:
             return (SEED, line, col, tuple(sorted(switches))) if switches else None
         if name in T.SEEDERS:
             return (SEED, line, col, tuple(sorted(T.SEEDERS[name])))
+        if T.is_estimator_config(name):
+            given = _keyword(call, T.ESTIMATOR_SEED_KEYWORD)
+            return (SEED, line, col, (T.TF,)) if given is not None and not _is_none(given) else None
         if T.seeds_when_built(name):
             return (SEED, line, col, tuple(sorted(T.TRAINER_SEEDS)))
         for table, framework in _DRAW_TABLES:
