@@ -99,7 +99,12 @@ FILE_OPERATIONS = frozenset({"importlib.import_module", "import_module", "__impo
 # Library calls that sort the file list they are given: MindSpore's TFRecordDataset and
 # CSVDataset do ``self.dataset_files = self._find_files(dataset_files); self.dataset_files.sort()``
 # (mindspore/dataset/engine/datasets_standard_format.py, datasets_text.py).
-SORTING_CONSUMERS = frozenset({"mindspore.dataset.TFRecordDataset", "mindspore.dataset.CSVDataset"})
+SORTING_CONSUMERS = frozenset({
+    "mindspore.dataset.TFRecordDataset", "mindspore.dataset.CSVDataset",
+    # natsort's sorters order the entries by a natural key (natsort/natsort.py).
+    "natsort.natsorted", "natsort.humansorted", "natsort.realsorted", "natsort.os_sorted",
+    "natsort.index_natsorted",
+})
 
 # Writers that, given a path made from the entry (or called on a file opened at one), write one
 # output per entry: a loop doing only that is order-free (DET206/207).
