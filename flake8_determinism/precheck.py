@@ -175,9 +175,12 @@ def _docstrings_and_bodies(tree: ast.Module, lines) -> Tuple[Set[int], Set[int]]
 
 
 def _import_time_words(tree: ast.Module) -> FrozenSet[str]:
-    """Names imported, and names in the callee of every call that runs at import time:
-    module level, class bodies, decorators and default values (not function bodies)."""
+    """Names in the callee of every call that runs at import time (module level, class bodies,
+    decorators and default values; not function bodies), and the imports those callees name
+    (``from numpy.random import rand as r`` ... ``r()``): a module that imports ``random`` but
+    draws only in functions has no import-time draw."""
     words: Set[str] = set()
+    imports = []
     stack = list(tree.body)
     while stack:
         node = stack.pop()
@@ -194,13 +197,17 @@ def _import_time_words(tree: ast.Module) -> FrozenSet[str]:
             if isinstance(func, ast.Name):
                 words.add(func.id)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                words.update(alias.name.split("."))
-                if alias.asname:
-                    words.add(alias.asname)
-            if isinstance(node, ast.ImportFrom) and node.module:
-                words.update(node.module.split("."))
+            imports.append(node)
         stack.extend(ast.iter_child_nodes(node))
+    called = set(words)
+    for node in imports:
+        for alias in node.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            if bound in called or alias.name == "*":
+                words.update(alias.name.split("."))
+                words.add(bound)
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    words.update(node.module.split("."))
     return frozenset(words)
 
 
