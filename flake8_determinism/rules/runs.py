@@ -25,7 +25,8 @@ from ..tables import data_order as D
 from ..tables import seeding as T
 from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 from ..tables.run_uses import (
-    LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS,
+    INIT_PREFIX, LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS,
+    WEIGHT_LAYERS,
 )
 from ..tables.run_uses import GPU_KEYWORDS, GPU_PICKING, TRAINING_SWITCHES, names_gpu
 from ..tables.run_uses import (
@@ -594,7 +595,10 @@ def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:
 
 
 def _builds_a_parameter(ctx: FileContext, site: CallSite) -> bool:
-    """``Parameter(Tensor(np.random.normal(...)))``: the draw initializes weights."""
+    """``Parameter(Tensor(np.random.normal(...)))``, ``nn.init.kaiming_normal_(conv.weight)``: the
+    draw initializes weights (a checkpoint loaded later overwrites them)."""
+    if (site.qualname or "").startswith(INIT_PREFIX):
+        return True
     node = ctx.index.parents.get(id(site.node))
     for _ in range(6):
         if isinstance(node, cst.Arg):

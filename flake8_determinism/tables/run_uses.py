@@ -15,6 +15,7 @@ MS_INIT = "mindspore.init"
 SEEDED_BY = {KERAS: KERAS_SEEDED_BY, MS_INIT: (MS, NUMPY)}
 
 INITIALIZES = "initializes weights"  # what a weight-initializing use does, in messages
+INIT_PREFIX = "torch.nn.init."  # its functions draw a layer's initial weights
 
 # Layers whose constructor draws the initial weights from the framework's global RNG
 # (torch: measured with ``torch.get_rng_state()`` before and after construction, catalog

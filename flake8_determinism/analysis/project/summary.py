@@ -27,7 +27,7 @@ from ...tables import seeding as T
 from ...tables.aliases import KNOWN_ROOTS
 from ...tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
 from ...tables.rng_draws import TORCH_IGNORES_GENERATOR
-from ...tables.run_uses import INITIALIZES, LIBRARY_DRAWS, MASKS_DROPOUT, PRETRAINED_KEYWORDS
+from ...tables.run_uses import INIT_PREFIX, INITIALIZES, LIBRARY_DRAWS, MASKS_DROPOUT, PRETRAINED_KEYWORDS
 from ...tables.run_uses import TORCH_MODEL_BUILDER_PREFIXES
 from ...tables.run_uses import EVAL_METHODS, PARAMETER_CLASSES, TORCH_MODEL_BUILDERS, TRAIN_MODE_METHODS
 from ...tables.run_uses import GPU_KEYWORDS, GPU_PICKING, WEIGHT_LAYERS, loads_weights, names_gpu
@@ -35,7 +35,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 21
+VERSION = 22
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 # A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
@@ -394,7 +394,9 @@ class _Summarizer:
                         events.append(((node.end_lineno, node.end_col_offset), event))
                     continue
                 for event in self._call_events(node, scope):
-                    if event[0] == USE and id(node) in self.in_parameters and event[4].startswith("draws"):
+                    initializer = event[0] == USE and str(self.resolve(node.func, scope)).startswith(INIT_PREFIX)
+                    if event[0] == USE and (id(node) in self.in_parameters or initializer) \
+                            and event[4].startswith("draws"):
                         event = event[:4] + (INITIALIZES + event[4][len("draws"):],) + event[5:]
                     elif event[0] == SEED and id(node) in self.guarded:
                         event = event + (self.guarded[id(node)],)  # seeds only when given that argument
