@@ -530,8 +530,10 @@ def unseeded_summary(run: Run) -> str:
     for code, frameworks in FRAMEWORKS_OF.items():
         uses = run.unseeded(frameworks)
         if uses:
-            names = GROUP_NAMES[code] if _several(uses) else RNG_NAMES.get(uses[0].framework, uses[0].framework)
-            parts.append("%s %s" % (names, run.named(uses)))
+            if _several(uses):  # ``TensorFlow's and Keras's global seeds: the run draws ...``
+                parts.append("%s: the run %s" % (GROUP_NAMES[code], run.named(uses)))
+            else:
+                parts.append("%s %s" % (RNG_NAMES.get(uses[0].framework, uses[0].framework), run.named(uses)))
     return "; ".join(parts)
 
 
