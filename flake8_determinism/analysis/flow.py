@@ -398,6 +398,9 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
             if any(body.inside(node, block) for block in single):
                 loaded = True
                 continue
+            if _in_log_line(node, body.parents, site):
+                loaded = True
+                continue  # ``logger.warning(f"... {files[0]}")``: a message, not a result
             parent = body.parents.get(id(node))
             if parent is None or isinstance(parent, (cst.AssignTarget, cst.Param)):
                 continue
@@ -408,6 +411,16 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
         return not loaded
     finally:
         body.following.discard(key)
+
+
+def _in_log_line(node, parents, site: CallSite) -> bool:
+    """``node`` is part of the arguments of a log call (``print``, ``logger.warning``, ...)."""
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, (cst.BaseStatement, cst.BaseSmallStatement)):
+        if isinstance(current, cst.Call) and is_log_call(current, site):
+            return True
+        current = parents.get(id(current))
+    return False
 
 
 def _guards_single_entry(node, name: str) -> bool:

@@ -279,13 +279,20 @@ def _plain(value) -> bool:
 def _seeding_lines(ctx, spelling, used) -> List[str]:
     lines: List[str] = []
     covered: Set[str] = set()
-    call = _imported_helper(ctx, spelling) or _native_helper(ctx, spelling)
+    # A helper only when something it seeds is still to seed (``LightningCLI(seed_everything_default=
+    # SEED)`` seeds all of Lightning's): spelling a name imports it.
+    call = (_imported_helper(ctx, spelling) or _native_helper(ctx, spelling)) if _needs_helper(used) else None
     if call is not None:
         lines.append(call[0])
         covered |= call[1]
     lines.extend(line for _, _, rows_lines in _rows_to_seed(_framework_lines(ctx), used, covered)
                  for line in rows_lines)
     return lines
+
+
+def _needs_helper(used) -> bool:
+    """Does a seeding helper have work here: the run uses random, NumPy or torch?"""
+    return bool(set(used) & {T.RANDOM, T.NUMPY, T.TORCH})
 
 
 def _rows_to_seed(table, needed, covered=frozenset()) -> List[tuple]:
@@ -336,7 +343,7 @@ def run_frameworks(ctx) -> FrozenSet[str]:
     without the script naming them (NumPy when it is importable here)."""
     from ..rules.runs import run_of
 
-    from ..rules.base import estimator_configs
+    from ..rules.base import estimator_configs, reseeding_builders
 
     used = set(used_frameworks(ctx)) | {T.RANDOM}
     if _importable("numpy"):
@@ -346,6 +353,8 @@ def run_frameworks(ctx) -> FrozenSet[str]:
         used |= set(run.uses) & set(T.FRAMEWORKS)
     if estimator_configs(ctx):
         used.discard(T.TF)  # seeded through the Estimator's RunConfig(tf_random_seed=): its own graph
+    for site, _ in reseeding_builders(ctx):  # ``LightningCLI(seed_everything_default=SEED)`` seeds them
+        used -= T.SEEDING_KEYWORDS[site.qualname][1]
     return frozenset(used - _lazily_imported(ctx))
 
 

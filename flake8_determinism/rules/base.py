@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar, Dict, FrozenSet, Iterable, Iterator,
 from .._lazy import cst
 from ..analysis.body import only_feeds
 from ..fix import edits
-from ..tables.seeding import ESTIMATOR_SEED_KEYWORD, SEEDABLE_ROOTS, is_estimator_config
+from ..tables.seeding import ESTIMATOR_SEED_KEYWORD, SEEDABLE_ROOTS, SEEDING_KEYWORDS, is_estimator_config
 from ..tables.entry import TRACING_CALLS, TRACING_METHODS
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -230,12 +230,33 @@ def seeding_fix(ctx: FileContext) -> Optional[Fix]:
         return None
     block = edits.module_fix("seed every RNG at start-up", edits.SEEDING)
     configs = estimator_configs(ctx)
-    if not configs:
+    reseeding = reseeding_builders(ctx)
+    if not configs and not reseeding:
         return block
-    return edits.combine("seed every RNG at start-up, and the Estimator's graph", [block] + [
+    return edits.combine("seed every RNG at start-up, and what seeds on its own", [block] + [
         edits.set_argument(site.node, ESTIMATOR_SEED_KEYWORD, None, "{SEED}", "pass tf_random_seed=SEED")
         for site in configs
+    ] + [
+        edits.set_argument(site.node, keyword, None, "{SEED}", "pass %s=SEED" % keyword)
+        for site, keyword in reseeding
     ])
+
+
+def reseeding_builders(ctx: FileContext) -> list:
+    """(site, keyword) of the calls that seed on their own with a new random seed unless given one
+    (``LightningCLI(...)``: ``seed_everything_default=True``): a seed set before them is lost."""
+    from ..analysis.args import MISSING, find_arg, literal
+
+    found = []
+    for name, sites in ctx.calls_by_name.items():
+        if name not in SEEDING_KEYWORDS:
+            continue
+        keyword = SEEDING_KEYWORDS[name][0]
+        for site in sites:
+            value = find_arg(site.node, keyword)
+            if not _passes_keywords(site.node) and (value is MISSING or literal(value) == (True, True)):
+                found.append((site, keyword))
+    return found
 
 
 def estimator_configs(ctx: FileContext) -> list:

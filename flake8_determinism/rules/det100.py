@@ -72,6 +72,12 @@ class UnseededTrainingScript(Rule):
             "coqui-ai/Trainer trainer/trainer.py (Trainer.setup_training_environment) and "
             "trainer/trainer_utils.py (setup_torch_training_env)",
         ),
+        (
+            "``LightningCLI(seed_everything_default=N)`` calls ``seed_everything(N, workers=True)`` before it "
+            "builds the model; the default ``True`` picks a new random seed every run, and a seed set before "
+            "the CLI is overwritten: the fix passes ``seed_everything_default=SEED``.",
+            "lightning/pytorch/cli.py (LightningCLI._set_seed)",
+        ),
     )
     fix_description = (
         "Inserts the seeding block once, at the start of the run: the ``__main__`` block (or the function it "

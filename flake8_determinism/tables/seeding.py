@@ -143,6 +143,16 @@ SEEDING_LIBRARY_CLASSES = {
     "trainer.trainer.Trainer": _PY_NP_TORCH,
 }
 
+# Classes that seed when built with a seed keyword: Lightning's ``LightningCLI`` calls
+# ``seed_everything(seed_everything_default, workers=True)`` unless the value is a bool (True picks
+# a random seed every run; False seeds nothing): lightning/pytorch/cli.py ``LightningCLI._set_seed``.
+SEEDING_KEYWORDS = {
+    "lightning.pytorch.cli.LightningCLI": ("seed_everything_default", _PY_NP_TORCH),
+    "lightning.pytorch.LightningCLI": ("seed_everything_default", _PY_NP_TORCH),
+    "pytorch_lightning.cli.LightningCLI": ("seed_everything_default", _PY_NP_TORCH),
+    "pytorch_lightning.utilities.cli.LightningCLI": ("seed_everything_default", _PY_NP_TORCH),
+}
+
 # A TensorFlow Estimator builds its model in a graph of its own and seeds it with its
 # ``RunConfig(tf_random_seed=...)`` (tensorflow_estimator estimator.py ``_train_model_default``:
 # ``random_seed.set_random_seed(self._config.tf_random_seed)``); the default graph's seed never

@@ -35,7 +35,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 22
+VERSION = 23
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 # A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
@@ -456,6 +456,11 @@ class _Summarizer:
             return (SEED, line, col, tuple(sorted(switches))) if switches else None
         if name in T.SEEDERS:
             return (SEED, line, col, tuple(sorted(T.SEEDERS[name])))
+        if name in T.SEEDING_KEYWORDS:
+            keyword, seeds = T.SEEDING_KEYWORDS[name]
+            given = _keyword(call, keyword)
+            bool_or_none = isinstance(given, ast.Constant) and (given.value is None or isinstance(given.value, bool))
+            return (SEED, line, col, tuple(sorted(seeds))) if given is not None and not bool_or_none else None
         if T.is_estimator_config(name):
             given = _keyword(call, T.ESTIMATOR_SEED_KEYWORD)
             return (SEED, line, col, (T.TF,)) if given is not None and not _is_none(given) else None
