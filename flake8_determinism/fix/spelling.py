@@ -14,6 +14,8 @@ from libcst.codemod import CodemodContext
 from ..analysis.nodes import dotted_name
 
 CONVENTIONAL_ALIASES = {"numpy": "np", "tensorflow": "tf"}
+# When the module's own name is taken (``from numpy import random``): the alias to import it as.
+FALLBACK_ALIASES = {"random": "py_random"}
 _PLACEHOLDER_ROOTS = ("torch", "numpy", "random", "os", "tensorflow", "mindspore", "keras", "optuna", "dgl", "mxnet")
 
 
@@ -41,6 +43,9 @@ class Spelling:
         alias = CONVENTIONAL_ALIASES.get(root)
         if alias is not None and alias in self.taken:
             alias = None
+        if alias is None and root in self.taken and root not in self.late:
+            # ``from numpy import random`` holds the name: Python's random under another one
+            alias = _free_name(FALLBACK_ALIASES.get(root, root + "_module"), self.taken)
         if root in self.late or (alias or root) in self.late:
             self.imports_needed.append("import %s%s" % (root, " as %s" % alias if alias else ""))
         else:
@@ -62,6 +67,13 @@ class Spelling:
 
     def format(self, template: str) -> str:
         return template.format_map(_Lookup(self))
+
+
+def _free_name(wanted: str, taken: Set[str]) -> str:
+    name, number = wanted, 2
+    while name in taken:
+        name, number = "%s%d" % (wanted, number), number + 1
+    return name
 
 
 class _Lookup(dict):
