@@ -160,7 +160,8 @@ import os
 
 def main():
     names = os.listdir(".")
-    print(names[0] if names else None)
+    chosen = names[0] if names else None
+    print(chosen)
     paths = glob.glob("*.txt")
     first = paths[0] if paths else None
     print(first)

@@ -208,8 +208,11 @@ def _seeded_in_run(ctx, run, fw: str) -> bool:
 def _run_seeding_statement(ctx):
     """(statement, call, call site) of the last of the first run of consecutive seeding statements
     in the run's own code: the module body, its ``__main__`` block, the function that calls."""
+    # A seeding call names a seed (``torch.manual_seed``, ``set_seed``, ``init_seeds``), not a
+    # ``main(args)`` that seeds somewhere inside.
     seeding = {id(site.node): site for site in ctx.index.calls
-               if ctx.facts.call_seeds(site) & set(T.FRAMEWORKS)
+               if "seed" in (site.method_name or "").lower()
+               and ctx.facts.call_seeds(site) & set(T.FRAMEWORKS)
                and (site.fn is None or ctx.facts.reaches(site.fn))}
     if not seeding:
         return None
@@ -257,9 +260,23 @@ def _seed_argument(ctx, call: cst.Call) -> Optional[str]:
     arg = next((a for a in call.args if a.keyword is None), None)
     if arg is None:
         arg = next((a for a in call.args if a.keyword is not None and "seed" in a.keyword.value.lower()), None)
-    if arg is None or arg.star or not _plain(arg.value):
+    if arg is None or arg.star or not _plain(arg.value) or not _names_a_seed(arg.value):
         return None
     return ctx.module.code_for_node(arg.value)
+
+
+def _names_a_seed(value) -> bool:
+    """A number, or an expression that names a seed (``args.seed``, ``SEED``, ``cfg["seed"]``,
+    ``opt.manualSeed + rank``) -- not the whole namespace (``init_seeds(opt)``)."""
+    if isinstance(value, cst.Integer):
+        return True
+    if isinstance(value, cst.BinaryOperation):
+        return _names_a_seed(value.left) or _names_a_seed(value.right)
+    if isinstance(value, cst.Subscript):
+        return any("seed" in e.slice.value.value.lower() for e in value.slice
+                   if isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.SimpleString))
+    name = value.attr.value if isinstance(value, cst.Attribute) else getattr(value, "value", "")
+    return "seed" in str(name).lower()
 
 
 def _plain(value) -> bool:
