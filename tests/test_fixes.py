@@ -103,3 +103,7 @@ if __name__ == "__main__":
     assert [p.finding.code for p in parallel.left] == ["DET103"]
     shared = source.format(jobs="n_jobs=1").replace("create_study()", 'create_study(storage="sqlite:///s.db")')
     assert fix(shared, "study.py", noqa_options).source == shared  # worker processes share the study
+    resumed = source.format(jobs="n_jobs=1").replace(
+        "create_study()", 'create_study(storage="sqlite:///s.db", sampler=optuna.samplers.TPESampler(),'
+                          ' load_if_exists=True)')
+    assert fix(resumed, "study.py", noqa_options).source == resumed  # a seed would restart its sequence

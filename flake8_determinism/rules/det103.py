@@ -146,9 +146,9 @@ class UnseededRngObject(Rule):
 
 def _optimizes_in_parallel(ctx: FileContext) -> bool:
     """Trials run in several workers (``study.optimize(..., n_jobs=4)``, dask/ray/joblib tasks,
-    processes sharing a ``storage=``):
-    each copy of one seeded sampler would suggest the same parameters; a seed there needs one
-    sampler per worker -- no single right fix."""
+    processes sharing a ``storage=``, or one run resuming the study a storage keeps):
+    each copy of one seeded sampler would suggest the same parameters (and a resumed one would
+    start its sequence again); a seed there needs one sampler per worker -- no single right fix."""
     if ctx.index.imported_roots & PARALLEL_ROOTS:
         return True
     if any(find_arg(site.node, "storage") is not MISSING for site in ctx.calls_to(STUDY_FACTORIES)):
@@ -161,6 +161,7 @@ def _optimizes_in_parallel(ctx: FileContext) -> bool:
     return False
 
 
+OPTUNA_SAMPLERS = "optuna.samplers."
 PARALLEL_ROOTS = frozenset({"dask", "distributed", "ray", "joblib", "multiprocessing", "concurrent"})
 
 
@@ -184,6 +185,8 @@ def _fix(ctx: FileContext, site) -> Optional[edits.Fix]:
     """Pass the module's seed (entry modules: in a library module the seed is the caller's)."""
     if not ctx.facts.is_entry:
         return None
+    if site.qualname.startswith(OPTUNA_SAMPLERS) and _optimizes_in_parallel(ctx):
+        return None  # a study resumed from its storage or shared by workers: one seed repeats the same trials
     if site.qualname in UNSEEDED_CONSTRUCTORS:
         keyword, position = UNSEEDED_CONSTRUCTORS[site.qualname]
         return edits.set_argument(site.node, keyword, position, "{SEED}", "pass the seed")

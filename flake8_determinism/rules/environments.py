@@ -54,18 +54,29 @@ def environment_fix(ctx: FileContext, site: CallSite, resets: List[CallSite]) ->
 def _reset_fix(ctx: FileContext, site: CallSite, resets: List[CallSite]) -> Optional[edits.Fix]:
     body = scope_body(ctx, site)
     first = min(resets, key=lambda r: r.order)
+    own = _seed_parameter(site)  # ``def evaluate(..., seed=1)``: the function's own seed
     if not _in_loop(body, first.node):
-        return edits.set_argument(first.node, "seed", None, "{SEED}", "seed the environment's first reset")
+        return edits.set_argument(first.node, "seed", None, own or "{SEED}", "seed the environment's first reset")
     statement = _statement_of(body, site.node)
     if statement is None:
         return None
     name = _assigned_name(ctx, site)
 
     def rewrite(old, spell):
-        line = cst.parse_statement("%s.reset(seed=%s)\n" % (name, spell.seed()))
+        line = cst.parse_statement("%s.reset(seed=%s)\n" % (name, own or spell.seed()))
         return cst.FlattenSentinel([old, line])
 
     return edits.Fix("seed the environment once, after it is made", ((statement, rewrite),))
+
+
+def _seed_parameter(site: CallSite) -> Optional[str]:
+    """``seed`` when the function making the environment takes a parameter of that name."""
+    node = site.fn.node if site.fn is not None else None
+    if not isinstance(node, cst.FunctionDef):
+        return None
+    params = node.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    return "seed" if "seed" in names else None
 
 
 def _assigned_name(ctx: FileContext, site: CallSite) -> Optional[str]:

@@ -17,6 +17,7 @@ fix there is to move code.
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from ..analysis.args import MISSING, find_arg
@@ -589,11 +590,22 @@ def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:
         return True
     for arg in site.node.args:
         if arg.keyword is not None and arg.keyword.value in GPU_KEYWORDS:
-            return True
+            return not _other_accelerator(ctx)  # ``DDP(model, device_ids=[f"xpu:{rank}"])``
         value = arg.value
         if isinstance(value, cst.SimpleString) and names_gpu(value.evaluated_value):
             return True
     return False
+
+
+def _other_accelerator(ctx: FileContext) -> bool:
+    """The module names an XPU device (``f"xpu:{rank}"``): its device ids are not CUDA's."""
+    found = getattr(ctx, "_xpu", None)
+    if found is None:
+        found = ctx._xpu = _XPU_DEVICE.search(ctx.module.code) is not None
+    return found
+
+
+_XPU_DEVICE = re.compile(r"""f?["']xpu(?::|["'])""")
 
 
 def _builds_a_parameter(ctx: FileContext, site: CallSite) -> bool:

@@ -38,6 +38,9 @@ ALWAYS_UNSEEDED = frozenset({"tensorflow.random.Generator.from_non_deterministic
 # Reinforcement-learning environments: each holds its own RNG (``env.np_random``), seeded only
 # by ``env.reset(seed=...)`` (gymnasium; gym >= 0.22) or ``env.seed(...)`` (older gym); the first
 # reset without a seed draws OS entropy (gymnasium/core.py ``Env.reset``, utils/seeding.py).
+# Vector environments seed their copies ``seed + i`` from one ``reset(seed=...)``
+# (gymnasium/vector/sync_vector_env.py ``reset``), and draw fresh entropy without one.
 ENV_MAKERS = frozenset({"gymnasium.make", "gym.make", "gymnasium.make_vec", "gym.vector.make",
-                        "gymnasium.vector.make"})
+                        "gymnasium.vector.make", "gym.vector.SyncVectorEnv", "gym.vector.AsyncVectorEnv",
+                        "gymnasium.vector.SyncVectorEnv", "gymnasium.vector.AsyncVectorEnv"})
 ENV_SEEDING_METHODS = frozenset({"seed"})  # ``env.seed(s)``: older gym
