@@ -72,7 +72,7 @@ class SklearnWithoutRandomState(Rule):
             condition = SKLEARN_RANDOM_STATE[site.qualname]
             if condition is not None and not _holds(site.node, condition):
                 continue
-            if _template(ctx, site.node):
+            if _template(ctx, site.node) or _template_variable(ctx, site):
                 continue
             yield Report(
                 site.node,
@@ -98,6 +98,33 @@ def _template(ctx: FileContext, call) -> bool:
         arg.value is call and arg.keyword is not None and arg.keyword.value in TEMPLATE_KEYWORDS
         for arg in parent.args
     )
+
+
+def _template_variable(ctx: FileContext, site) -> bool:
+    """``estimator = AdaBoostClassifier()`` read only as ``EasyEnsembleClassifier(estimator=estimator)``
+    (imbalanced-learn's examples): a template every ensemble clones and seeds itself."""
+    from ..analysis.body import scope_body
+
+    assign = ctx.index.parents.get(id(site.node))
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)):
+        return False
+    name = assign.targets[0].target.value
+    body = scope_body(ctx, site)
+    reads = 0
+    for node in body.nodes:
+        if not isinstance(node, cst.Name) or node.value != name or node is assign.targets[0].target:
+            continue
+        parent = body.parents.get(id(node))
+        if isinstance(parent, cst.AssignTarget):
+            return False  # assigned again: follow no further
+        if isinstance(parent, cst.Call):  # the body's parents skip the ``Arg``
+            parent = next((arg for arg in parent.args if arg.value is node), None)
+        if not (isinstance(parent, cst.Arg) and parent.keyword is not None
+                and parent.keyword.value in TEMPLATE_KEYWORDS):
+            return False
+        reads += 1
+    return reads > 0
 
 
 def _holds(call, condition) -> bool:
