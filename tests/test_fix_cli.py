@@ -670,3 +670,15 @@ def test_deterministic_algorithms_only_where_the_declared_torch_has_warn_only(tm
     text = (root / "models" / "gan" / "train.py").read_text()
     assert "torch.backends.cudnn.deterministic = True" in text
     assert ("use_deterministic_algorithms(True, warn_only=True)" in text) == warn_only, text
+
+
+@pytest.mark.parametrize("dockerfile,warn_only", [
+    ("FROM nvcr.io/nvidia/pytorch:20.12-py3\n", False),  # StyleGAN2-ADA's: NGC 20.12 ships torch 1.8
+    ("FROM pytorch/pytorch:1.7.1-cuda11.0-cudnn8-runtime\n", False),
+    ("FROM nvcr.io/nvidia/pytorch:23.10-py3\n", True),
+])
+def test_the_torch_a_dockerfile_pins_is_the_declared_floor(tmp_path, dockerfile, warn_only):
+    root = project(tmp_path, {"train.py": GPU_TRAIN, "Dockerfile": dockerfile})
+    fix(root, "train.py")
+    text = (root / "train.py").read_text()
+    assert ("use_deterministic_algorithms(True, warn_only=True)" in text) == warn_only, text

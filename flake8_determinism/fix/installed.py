@@ -116,7 +116,13 @@ def _parse(package: str, relative: str) -> Optional[ast.Module]:
 # ``torch>=1.7``, ``torch==1.10.*``, ``"torch >= 2.0"``: the oldest version a project declares.
 _REQUIREMENT = r"(?<![\w.-])%s\s*(?:\[[^\]]*\])?\s*(?:>=|==|~=|>)\s*(\d+)\.(\d+)"
 DECLARATION_FILES = ("requirements.txt", "requirements/requirements.txt", "requirements/base.txt",
-                     "setup.py", "setup.cfg", "pyproject.toml", "environment.yml")
+                     "setup.py", "setup.cfg", "pyproject.toml", "environment.yml", "Dockerfile")
+# A Dockerfile's base image pins torch: ``FROM pytorch/pytorch:1.7.1-cuda11.0-cudnn8-runtime``, or an
+# NVIDIA NGC release ``FROM nvcr.io/nvidia/pytorch:20.12-py3`` (20.12 ships torch 1.8; releases
+# before 21.12 ship torch older than 1.11: the NGC PyTorch release notes' support matrix).
+_DOCKER_TORCH = r"FROM\s+pytorch/pytorch:(\d+)\.(\d+)"
+_NGC_TORCH = r"FROM\s+nvcr\.io/nvidia/pytorch:(\d+)\.(\d+)"
+NGC_BEFORE_1_11 = (21, 12)
 
 
 def declared_floor(start: str, package: str) -> Optional[Tuple[int, int]]:
@@ -125,8 +131,13 @@ def declared_floor(start: str, package: str) -> Optional[Tuple[int, int]]:
     import re
 
     pattern = re.compile(_REQUIREMENT % re.escape(package))
-    found = [(int(major), int(minor)) for text in nearest_texts(start, DECLARATION_FILES)
-             for major, minor in pattern.findall(text)]
+    texts = nearest_texts(start, DECLARATION_FILES)
+    found = [(int(major), int(minor)) for text in texts for major, minor in pattern.findall(text)]
+    if package == "torch":
+        found += [(int(major), int(minor)) for text in texts for major, minor in re.findall(_DOCKER_TORCH, text)]
+        ngc = [(int(year), int(month)) for text in texts for year, month in re.findall(_NGC_TORCH, text)]
+        if any(release < NGC_BEFORE_1_11 for release in ngc):
+            found.append((1, 10))  # some torch < 1.11: the floor that matters here
     return min(found) if found else None
 
 
