@@ -211,9 +211,33 @@ def _parses(value, ctx) -> bool:
     if isinstance(func, cst.Attribute) and func.attr.value in PARSING_METHODS:
         return True
     local = _local_function(value, ctx)
-    return local is not None and any(
-        site.fn is not None and site.fn.node is local and isinstance(site.node.func, cst.Attribute)
-        and site.method_name in PARSING_METHODS for site in ctx.index.calls)
+    return local is not None and _returns_parsed(local)
+
+
+def _returns_parsed(function: cst.FunctionDef) -> bool:
+    """``def parse_opt(): ...; return parser.parse_args()`` (or the name it was stored in): a
+    function that parses the arguments and hands them back -- not a ``cli_main()`` that parses
+    them, trains and returns what it built."""
+    parsed, returned = set(), []
+    for node, _ in walk_with_parents(function.body):
+        if isinstance(node, cst.Assign) and _is_parse_call(node.value):
+            for target in node.targets:
+                element = target.target
+                if isinstance(element, cst.Tuple) and element.elements:
+                    element = element.elements[0].value
+                if isinstance(element, cst.Name):
+                    parsed.add(element.value)
+        elif isinstance(node, cst.Return) and node.value is not None:
+            returned.append(node.value)
+    return bool(returned) and all(
+        _is_parse_call(value) or (isinstance(value, cst.Name) and value.value in parsed) for value in returned)
+
+
+def _is_parse_call(value) -> bool:
+    if isinstance(value, cst.Subscript):
+        value = value.value
+    return (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in PARSING_METHODS)
 
 
 def called_function(statements, ctx) -> Optional[cst.FunctionDef]:

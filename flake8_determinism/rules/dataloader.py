@@ -87,6 +87,23 @@ def seeded_generator(ctx: FileContext, site: CallSite) -> Tuple[str, bool]:
     return GENERATOR_TEMPLATE, ctx.facts.is_entry
 
 
+def runs_repeatedly(ctx: FileContext, site: CallSite, depth: int = 0) -> bool:
+    """The call runs again and again in one run: inside a loop of its body, or in a function
+    called from a loop (``for trial in range(n): main(args)``).  A generator seeded there with a
+    fixed seed would give every epoch or trial the same order (or split): not fixed."""
+    from ..analysis.body import scope_body
+
+    body = scope_body(ctx, site)
+    node = body.parents.get(id(site.node))
+    while node is not None:
+        if isinstance(node, (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            return True
+        node = body.parents.get(id(node))
+    if site.fn is None or depth >= 2:
+        return False
+    return any(runs_repeatedly(ctx, caller, depth + 1) for caller in ctx.facts.callers.get(id(site.fn.node), ()))
+
+
 def argument_fix(ctx: FileContext, site: CallSite, call: cst.Call, keyword: str, template: str, what: str,
                  needs=()):
     """Set ``keyword`` on a ``torch.utils.data.DataLoader(...)`` call, or of a subclass (also

@@ -107,6 +107,8 @@ class DataLoaderWithoutGenerator(Rule):
             # DET201 adds one where the workers would still repeat each other.
             template, after_seeding = dataloader.seeded_generator(ctx, site)
             fix = dataloader.argument_fix(ctx, site, call, GENERATOR[0], template, "pass a seeded generator")
+            if fix is not None and dataloader.runs_repeatedly(ctx, site):
+                fix = None  # rebuilt every epoch or trial: one fixed seed would repeat the same order
             if fix is not None:
                 fix = fix._replace(after_seeding=after_seeding)
             yield Report(site.node, self.message(ctx, site, shuffles is True), fix=fix)
