@@ -107,3 +107,28 @@ if __name__ == "__main__":
         "create_study()", 'create_study(storage="sqlite:///s.db", sampler=optuna.samplers.TPESampler(),'
                           ' load_if_exists=True)')
     assert fix(resumed, "study.py", noqa_options).source == resumed  # a seed would restart its sequence
+
+
+def test_a_study_shared_through_its_storage_gets_no_seeding(noqa_options):
+    """Optuna's checkpoint example: the study resumes from a storage, so its sampler takes no
+    seed, and seeding the weights or the loaders would reproduce nothing (trials differ anyway)."""
+    source = '''import optuna
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def objective(trial):
+    model = torch.nn.Linear(1, 1)
+    loader = DataLoader(TensorDataset(torch.ones(8, 1)), batch_size=2, shuffle=True)
+    return sum(model(x).sum().item() for (x,) in loader) * trial.suggest_float("lr", 0.1, 1.0)
+
+
+if __name__ == "__main__":
+    study = optuna.create_study(storage="sqlite:///example.db", load_if_exists=True)
+    study.optimize(objective, n_trials=3)
+'''
+    fixed = fix(source, "study.py", noqa_options)
+    assert fixed.source == source
+    assert {p.finding.code for p in fixed.left} >= {"DET103", "DET202"}
+    alone = fix(source.replace('storage="sqlite:///example.db", load_if_exists=True', ""), "study.py", noqa_options)
+    assert "generator=torch.Generator()" in alone.source and "TPESampler(seed=SEED)" in alone.source

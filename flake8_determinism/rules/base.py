@@ -228,6 +228,8 @@ def seeding_fix(ctx: FileContext) -> Optional[Fix]:
     default graph's seed never reaches."""
     if not ctx.facts.is_entry or not ctx.index.imported_roots & SEEDABLE_ROOTS:
         return None
+    if shared_study(ctx):
+        return None  # trials drawn by a sampler no seed can fix: seeding the rest reproduces nothing
     block = edits.module_fix("seed every RNG at start-up", edits.SEEDING)
     configs = estimator_configs(ctx)
     reseeding = reseeding_builders(ctx)
@@ -240,6 +242,16 @@ def seeding_fix(ctx: FileContext) -> Optional[Fix]:
         edits.set_argument(site.node, keyword, None, "{SEED}", "pass %s=SEED" % keyword)
         for site, keyword in reseeding
     ])
+
+
+def shared_study(ctx: FileContext) -> bool:
+    """An Optuna study whose trials run in several workers or resume from a storage
+    (``det103._optimizes_in_parallel``): its sampler cannot take one seed."""
+    if "optuna" not in ctx.index.imported_roots:
+        return False
+    from .det103 import STUDY_FACTORIES, _optimizes_in_parallel
+
+    return any(True for _ in ctx.calls_to(STUDY_FACTORIES)) and _optimizes_in_parallel(ctx)
 
 
 def reseeding_builders(ctx: FileContext) -> list:
