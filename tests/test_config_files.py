@@ -31,7 +31,7 @@ SOURCES = {
         "import random\n\nfrom repro import fix_all\n\n"
         'if __name__ == "__main__":\n    fix_all(0)\n    print(random.random())\n'
     ),
-    "listing.py": 'import os\n\nif __name__ == "__main__":\n    files = os.listdir(".")\n    print(files[0])\n',
+    "listing.py": 'import os\n\nif __name__ == "__main__":\n    files = os.listdir(".")\n    open(files[0]).close()\n',
     "quiet.py": 'import random\n\nif __name__ == "__main__":\n    print(random.random())\n',
     "vendored/v.py": 'import random\n\nif __name__ == "__main__":\n    print(random.random())\n',
 }

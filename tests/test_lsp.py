@@ -32,7 +32,8 @@ TRAIN = textwrap.dedent('''\
         for batch in loader:
             print(batch.sum())
         names = list(set(open("names.txt").read().split()))
-        print(names[0])
+        first = names[0]
+        print(first)
 
 
     if __name__ == "__main__":
