@@ -132,3 +132,26 @@ if __name__ == "__main__":
     assert {p.finding.code for p in fixed.left} >= {"DET103", "DET202"}
     alone = fix(source.replace('storage="sqlite:///example.db", load_if_exists=True', ""), "study.py", noqa_options)
     assert "generator=torch.Generator()" in alone.source and "TPESampler(seed=SEED)" in alone.source
+
+
+def test_a_package_imported_after_set_up_lines_is_imported_again_there(noqa_options):
+    """``os.environ["DGLBACKEND"] = "pytorch"`` must run before DGL is imported: ``import dgl``
+    joins the file's own DGL imports after it, not the leading block."""
+    source = '''import os
+
+os.environ["DGLBACKEND"] = "pytorch"
+import dgl.nn as dglnn
+import torch
+
+
+def main(graph):
+    model = dglnn.GraphConv(4, 2)
+    model(graph, torch.ones(4, 4)).sum().backward()
+
+
+if __name__ == "__main__":
+    main(None)
+'''
+    fixed = fix(source, "train.py", noqa_options).source
+    assert fixed.index('os.environ["DGLBACKEND"]') < fixed.index("import dgl\n") < fixed.index("import dgl.nn"), fixed
+    assert "dgl.seed(SEED)" in fixed

@@ -201,7 +201,7 @@ def _completion(ctx, used) -> Optional[Tuple[object, Tuple[str, ...]]]:
 
 def _seeded_in_run(ctx, run, fw: str) -> bool:
     if fw in (DGL, MXNET):  # not one of the linter's frameworks: its seeding call, anywhere in the module
-        return any(name in ("dgl.seed", "mxnet.random.seed") for name in ctx.calls_by_name)
+        return any(name in ("dgl.seed", "dgl.graphbolt.seed", "mxnet.random.seed") for name in ctx.calls_by_name)
     return run.seeded_in_run(fw)
 
 
@@ -347,11 +347,23 @@ def is_tf1(ctx) -> bool:
 
 def _framework_lines(ctx):
     roots = module_level_roots(ctx)
+    rows = FRAMEWORK_LINES
+    if _imports_graphbolt(ctx):
+        rows = tuple(GRAPHBOLT_LINE if row[0] == DGL else row for row in rows)
     if T.TF in roots and is_tf1(ctx):
-        return tuple(TF1_LINE if row[0] == T.TF else row for row in FRAMEWORK_LINES)
+        return tuple(TF1_LINE if row[0] == T.TF else row for row in rows)
     if "keras" in roots and T.TF not in roots:
-        return tuple(KERAS_LINE if row[0] == T.TF else row for row in FRAMEWORK_LINES)
-    return FRAMEWORK_LINES
+        return tuple(KERAS_LINE if row[0] == T.TF else row for row in rows)
+    return rows
+
+
+# GraphBolt's samplers draw from an RNG of their own (``torch.ops.graphbolt.set_seed``), which
+# ``dgl.seed`` does not reach: python/dgl/graphbolt/base.py ``seed``.
+GRAPHBOLT_LINE = (DGL, {DGL}, ("{dgl_graphbolt}.seed({SEED})",))
+
+
+def _imports_graphbolt(ctx) -> bool:
+    return any(dotted.startswith("dgl.graphbolt") for dotted, _, fn, _ in ctx.index.imports if fn is None)
 
 
 def run_frameworks(ctx) -> FrozenSet[str]:

@@ -4,7 +4,9 @@ Sections in order: ``__future__``, the standard library, third-party, then the p
 modules (relative imports, names we cannot place); in a section, ``import x`` lines come
 before ``from x import y`` lines, each sorted by module name, case-insensitively.  A new import
 goes into its section's run of ``import`` lines at its sorted place, or starts its section
-with a blank line between sections.  Only the module's leading import block is read.
+with a blank line between sections.  The module's leading import block is read, and the import
+blocks that follow it past set-up lines (``os.environ["DGLBACKEND"] = "pytorch"``): a package the
+file imports only there is imported again there, after the lines it may depend on.
 """
 
 import sys
@@ -68,12 +70,31 @@ def _import_block(body) -> Tuple[int, int]:
     return start, end
 
 
+def _later_blocks(body, end: int) -> List[Tuple[int, int]]:
+    """Import blocks that follow the leading one past set-up lines (``os.environ["DGLBACKEND"] =
+    "pytorch"``, ``sys.path.insert(...)``): what they import may depend on those lines."""
+    blocks = []
+    index = end
+    while True:
+        while index < len(body) and isinstance(body[index], cst.SimpleStatementLine) and not _is_import(body[index]):
+            index += 1
+        first = index
+        while index < len(body) and _is_import(body[index]):
+            index += 1
+        if index == first:
+            return blocks
+        blocks.append((first, index))
+
+
 def _insert(body, statement, module: str):
     start, end = _import_block(body)
     groups = _groups(body, start, end)
+    later = [group for first, last in _later_blocks(body, end) for group in _groups(body, first, last)]
     section, key = section_of(module), module.lower()
     root = module.split(".")[0]
-    for first, last in groups:  # the file already groups this package (``torch_geometric`` as first-party)
+    # The file already imports this package (``torch_geometric`` as first-party; ``dgl`` only after
+    # ``os.environ["DGLBACKEND"] = ...``, which must come first): next to it.
+    for first, last in groups + later:
         if any(_root_of(body[i]) == root for i in range(first, last)):
             for index in range(first, last):
                 _, other_key, straight = _sort_key(body[index])
