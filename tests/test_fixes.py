@@ -155,3 +155,18 @@ if __name__ == "__main__":
     fixed = fix(source, "train.py", noqa_options).source
     assert fixed.index('os.environ["DGLBACKEND"]') < fixed.index("import dgl\n") < fixed.index("import dgl.nn"), fixed
     assert "dgl.seed(SEED)" in fixed
+
+
+def test_a_benchmark_script_is_reported_not_seeded(noqa_options):
+    """``bench_rgcn.py`` measures a time (DGL's asv benchmarks): seeding it answers nothing."""
+    source = '''import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+if __name__ == "__main__":
+    model = torch.nn.Linear(1, 1)
+    for (x,) in DataLoader(TensorDataset(torch.ones(8, 1)), batch_size=2, shuffle=True):
+        model(x).sum().backward()
+'''
+    bench = fix(source, "bench_rgcn.py", noqa_options)
+    assert bench.source == source and {p.finding.code for p in bench.left} >= {"DET100", "DET202"}
+    assert "torch.manual_seed(SEED)" in fix(source, "train.py", noqa_options).source

@@ -228,8 +228,8 @@ def seeding_fix(ctx: FileContext) -> Optional[Fix]:
     default graph's seed never reaches."""
     if not ctx.facts.is_entry or not ctx.index.imported_roots & SEEDABLE_ROOTS:
         return None
-    if shared_study(ctx):
-        return None  # trials drawn by a sampler no seed can fix: seeding the rest reproduces nothing
+    if seeding_changes_nothing(ctx):
+        return None
     block = edits.module_fix("seed every RNG at start-up", edits.SEEDING)
     configs = estimator_configs(ctx)
     reseeding = reseeding_builders(ctx)
@@ -242,6 +242,15 @@ def seeding_fix(ctx: FileContext) -> Optional[Fix]:
         edits.set_argument(site.node, keyword, None, "{SEED}", "pass %s=SEED" % keyword)
         for site, keyword in reseeding
     ])
+
+
+def seeding_changes_nothing(ctx: FileContext) -> bool:
+    """Modules whose reports a seed would not answer (reported, not fixed): an Optuna study whose
+    trials run in several workers or resume from a storage (no seed reproduces its trials), a
+    benchmark script (``bench_gcn.py``: its result is a time)."""
+    from .det303 import measures_speed
+
+    return shared_study(ctx) or measures_speed(ctx)
 
 
 def shared_study(ctx: FileContext) -> bool:

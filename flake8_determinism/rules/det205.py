@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Iterator
 from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import RANDOM_SAMPLERS
 from ..fix import edits
-from .base import Report, Rule, last_parts, shared_study
+from .base import Report, Rule, last_parts, seeding_changes_nothing
 from .dataloader import runs_repeatedly, seeded_generator
 
 
@@ -73,7 +73,7 @@ class SamplerWithoutGenerator(Rule):
 
 def _fix(ctx: FileContext, site):
     """The run's own seed, as DataLoaders get it (``dataloader.seeded_generator``); entry modules only."""
-    if not ctx.facts.is_entry or runs_repeatedly(ctx, site) or shared_study(ctx):
+    if not ctx.facts.is_entry or runs_repeatedly(ctx, site) or seeding_changes_nothing(ctx):
         return None  # a split made again for every trial would be the same split every time
     template, after_seeding = seeded_generator(ctx, site)
     return edits.set_argument(site.node, "generator", None, template, "pass a seeded generator")._replace(

@@ -124,7 +124,7 @@ class DeterministicAlgorithmsOff(Rule):
         facts = ctx.facts
         if not facts.is_training_entry or any(facts.turns_on(s) for s in TORCH_DETERMINISM):
             return
-        if _measures_speed(ctx):
+        if measures_speed(ctx):
             return  # deterministic kernels would change what it measures
         run = run_of(ctx)
         if run is not None and run.gpu:  # a run pinned to the CPU has no CUDA kernels to choose
@@ -156,7 +156,7 @@ _NATIVE_SWITCHES = (
 _BENCHMARK = re.compile(r"(^|[_-])bench(mark)?s?([_-]|$)", re.IGNORECASE)
 
 
-def _measures_speed(ctx: FileContext) -> bool:
+def measures_speed(ctx: FileContext) -> bool:
     """A benchmark script (``training_benchmark.py``, ``bench_gcn.py``): its result is a time."""
     name = os.path.splitext(os.path.basename(ctx.filename or ctx.path or ""))[0]
     return bool(_BENCHMARK.search(name))
