@@ -71,7 +71,7 @@ def insertion_point(module: cst.Module) -> Tuple[int, int]:
     after_imports = start
     index = start
     for index in range(start, len(body)):
-        kind = _kind(body[index])
+        kind = statement_kind(body[index])
         if kind == "import":
             after_imports = index + 1
         elif kind != "config":
@@ -86,7 +86,8 @@ def is_docstring(statement) -> bool:
             and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))
 
 
-def _kind(statement) -> str:
+def statement_kind(statement) -> str:
+    """"import", "config" (constants, ``sys.path.insert``, ``os.environ[...] = ...``) or "work"."""
     if isinstance(statement, cst.Try):
         lines = statement.body.body
         if all(isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, (cst.Import, cst.ImportFrom))
@@ -441,7 +442,7 @@ def _local_helper(ctx):
 
 def _only_definitions(module, start: int, end: int) -> bool:
     """Nothing between the import block and ``end`` runs work at import time."""
-    return all(isinstance(s, (cst.FunctionDef, cst.ClassDef)) or _kind(s) != "work" for s in module.body[start:end])
+    return all(isinstance(s, (cst.FunctionDef, cst.ClassDef)) or statement_kind(s) != "work" for s in module.body[start:end])
 
 
 def _imported_helper(ctx, spelling) -> Optional[Tuple[str, FrozenSet[str]]]:

@@ -15,7 +15,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from ..analysis.nodes import dotted_name
-from .block import is_docstring
+from .block import is_docstring, statement_kind
 
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY = range(4)
 # What Python 3.9 lacks ``sys.stdlib_module_names`` for: the standard modules a fix imports or
@@ -76,7 +76,9 @@ def _later_blocks(body, end: int) -> List[Tuple[int, int]]:
     blocks = []
     index = end
     while True:
-        while index < len(body) and isinstance(body[index], cst.SimpleStatementLine) and not _is_import(body[index]):
+        # Only past configuration (``block.insertion_point`` reads it the same way): the seeding
+        # block goes after such imports, so the names they bind exist when it runs.
+        while index < len(body) and not _is_import(body[index]) and statement_kind(body[index]) == "config":
             index += 1
         first = index
         while index < len(body) and _is_import(body[index]):
