@@ -682,3 +682,14 @@ def test_the_torch_a_dockerfile_pins_is_the_declared_floor(tmp_path, dockerfile,
     fix(root, "train.py")
     text = (root / "train.py").read_text()
     assert ("use_deterministic_algorithms(True, warn_only=True)" in text) == warn_only, text
+
+
+def test_files_are_processed_and_reported_in_sorted_order(tmp_path):
+    """Created in another order (the file system's listing order follows it on many file
+    systems), the files come out sorted by path, as flake8 reports them."""
+    names = ["zeta.py", "alpha.py", "sub/beta.py", "mid.py"]
+    draw = "import random\nx = random.random()\n"  # a library module: reported, not fixed
+    root = project(tmp_path, {name: draw for name in names})
+    result = fix(root, ".")
+    shown = [line.split(":", 1)[0] for line in result.out.splitlines() if "DET101" in line]
+    assert shown == sorted(shown) and len(shown) == len(names), result.out

@@ -109,7 +109,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         Job(path, display, settings, args.seed, args.unsafe_fixes, "stdin" if path == "-" else mode,
             config.codes_for(display, args.select, args.ignore), config.noqa_options(),
             sys.stdin.buffer.read() if path == "-" else None)
-        for path, display in config.files(args.paths)
+        # In sorted path order, as flake8 reports (RULES.md): not the file system's directory order.
+        for path, display in sorted(config.files(args.paths), key=lambda pair: pair[1])
     ]
     reports = _run(_linked_copies_skipped(jobs), args.jobs)
     return _summarise(reports, mode, args.quiet)
