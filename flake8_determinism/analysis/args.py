@@ -64,5 +64,14 @@ def absent_or_none(call: cst.Call, keyword: Optional[str], position: Optional[in
     return is_none(value)
 
 
+def seed_arguments(call: cst.Call) -> list:
+    """The arguments that can carry a seeding call's seed, in order: the first positional one
+    (``random.seed(opt.manualSeed)``) and the keywords named like a seed (``set_seed(seed=s)``);
+    not ``Trainer(args, model=model)``'s model."""
+    first = next((arg for arg in call.args if arg.keyword is None), None)
+    named = [arg for arg in call.args if arg.keyword is not None and "seed" in arg.keyword.value.lower()]
+    return ([first] if first is not None else []) + named
+
+
 def keyword_names(call: cst.Call):
     return {a.keyword.value for a in call.args if a.keyword is not None}

@@ -63,15 +63,6 @@ def call_signature(call) -> tuple:
     return positional, tuple(keywords), tuple(off), tuple(texts)
 
 
-def literal_or_missing(value) -> tuple:
-    """(known, constant) of an argument: a literal's value, (True, None) when it is missing,
-    (True, <object>) for an expression we cannot read (it is some value, not a bool)."""
-    if value is MISSING:
-        return True, None
-    known, constant = literal(value)
-    return (True, constant) if known else (True, object())
-
-
 class _ImportSite:
     """An import statement, placed like a call site among the seeding events."""
 
@@ -143,8 +134,10 @@ class ModuleFacts:
                 return T.SEEDERS[qualname]
             if qualname in T.SEEDING_KEYWORDS:
                 keyword, seeds = T.SEEDING_KEYWORDS[qualname]
-                known, value = literal_or_missing(find_arg(site.node, keyword))
-                return seeds if known and value is not None and not isinstance(value, bool) else _EMPTY
+                given = find_arg(site.node, keyword)
+                known, value = literal(given) if given is not MISSING else (True, None)
+                unseeded = known and (value is None or isinstance(value, bool))  # absent, None, True, False
+                return _EMPTY if unseeded else seeds
             if T.is_estimator_config(qualname):
                 given = find_arg(site.node, T.ESTIMATOR_SEED_KEYWORD)
                 return _EMPTY if given is MISSING or is_none(given) else frozenset({T.TF})

@@ -654,7 +654,7 @@ class _LoopBody:
             if isinstance(node, cst.Name) and node.value == name and not self.body.inside(node, self.loop):
                 parent = self.body.parents.get(id(node))
                 if isinstance(parent, (cst.AssignTarget, cst.Param)):
-                    holder = self._enclosing_loop(node)
+                    holder = self._enclosing_block(node)
                     if holder is None:
                         return False  # assigned again unconditionally: the loop's last value is gone
                     rebound_in.append(holder)
@@ -662,8 +662,9 @@ class _LoopBody:
                     return True
         return False
 
-    def _enclosing_loop(self, node):
-        """The innermost loop or ``if`` around ``node`` in this scope (None: straight-line code)."""
+    def _enclosing_block(self, node):
+        """The innermost loop, ``if``, ``try`` or ``with`` around ``node`` in this scope (None:
+        straight-line code)."""
         node = self.body.parents.get(id(node))
         while node is not None:
             if isinstance(node, (cst.For, cst.While, cst.If, cst.Try, cst.With)):

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from ..tables.entry import is_declarative_call
-from .nodes import callee_name, code_children, dotted_name
+from .nodes import callee_name, code_children, dotted_name, named_parameters
 from .scopes import Binding, FunctionInfo, Scope, lookup
 
 class CallSite:
@@ -192,7 +192,7 @@ class _Walker:
     def params(self, params: cst.Parameters, outer: Scope, outer_fn, inner: Scope):
         """Bind parameters in ``inner``; return the defaults, which run in ``outer``."""
         children = []
-        every = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+        every = list(named_parameters(params))
         for extra in (params.star_arg, params.star_kwarg):
             if isinstance(extra, cst.Param):
                 every.append(extra)

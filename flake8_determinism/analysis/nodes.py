@@ -65,6 +65,18 @@ def dotted_name(node: Optional[cst.CSTNode]) -> str:
     return ""
 
 
+def named_parameters(params) -> tuple:
+    """A function's named parameters, in order: positional-only, ordinary, keyword-only."""
+    return (*params.posonly_params, *params.params, *params.kwonly_params)
+
+
+def is_docstring(statement) -> bool:
+    """A statement line holding only a string (implicitly concatenated or not)."""
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
 def self_attribute(node) -> str:
     """``x`` for ``self.x``, else ''."""
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":

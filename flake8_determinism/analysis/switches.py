@@ -68,11 +68,12 @@ def call_switches(site: CallSite, qualname: Optional[str], parents) -> FrozenSet
     call = site.node
     if qualname is not None and D.is_training_arguments(qualname):
         qualname = D.TRAINING_ARGUMENTS  # ``SFTConfig``, ``Seq2SeqTrainingArguments``: its subclasses
-    if qualname is not None and qualname.endswith(FROM_ARGPARSE) and qualname[: -len(FROM_ARGPARSE)] in D.ENABLERS:
+    built = qualname[: -len(FROM_ARGPARSE)] if qualname is not None and qualname.endswith(FROM_ARGPARSE) else None
+    if built in D.ENABLERS:
         # ``Trainer.from_argparse_args(args, deterministic=True)``: the keywords go to ``Trainer``
-        enabler = D.ENABLERS[qualname[: -len(FROM_ARGPARSE)]]
-        if enabler.keyword is not None and find_arg(call, enabler.keyword) is not MISSING:
-            return _switches_for(*enabler_state(qualname[: -len(FROM_ARGPARSE)], call))
+        keyword = D.ENABLERS[built].keyword
+        if keyword is not None and find_arg(call, keyword) is not MISSING:
+            return _switches_for(*enabler_state(built, call))
         return _NONE
     if qualname in D.ENABLERS:
         return _switches_for(*enabler_state(qualname, call))

@@ -13,7 +13,8 @@ from typing import FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
 
-from ..analysis.nodes import calls_in, dotted_name
+from ..analysis.args import seed_arguments
+from ..analysis.nodes import calls_in, dotted_name, is_docstring
 from ..tables import seeding as T
 from ..tables.determinism import (
     ALGORITHMS, ALGORITHMS_WARN_ONLY, CUBLAS_CHECK_REMOVED, CUBLAS_CONFIG, CUDNN_DETERMINISTIC, TF_OP_DETERMINISM,
@@ -81,11 +82,6 @@ def insertion_point(module: cst.Module) -> Tuple[int, int]:
     return after_imports, index
 
 
-def is_docstring(statement) -> bool:
-    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString))
-
-
 def statement_kind(statement) -> str:
     """"import", "config" (constants, ``sys.path.insert``, ``os.environ[...] = ...``) or "work"."""
     if isinstance(statement, cst.Try):
@@ -138,7 +134,7 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
             if missing:
                 helper_lines = (fn.node, [line.replace("{SEED}", param) for fw in missing for line in _lines(fw)])
         # Spawned workers import the module afresh: what the parent seeds never reaches them.
-        spawned = placement.run_start(ctx) is not None and placement.spawned_function(ctx) is not None
+        spawned = placement.starts_in_spawned_function(ctx)
         completion = None if helper is not None or spawned else _completion(ctx, used)
         if helper is not None and missing and called:
             pass  # the script's own helper, completed, seeds everything where the script asked for it
@@ -258,9 +254,7 @@ def statement_call(statement) -> Optional[cst.Call]:
 def _seed_argument(ctx, call: cst.Call) -> Optional[str]:
     """The seed a seeding call passes, as written, when it is a plain value (a name, an
     attribute, a number, arithmetic on them): evaluating it again changes nothing."""
-    arg = next((a for a in call.args if a.keyword is None), None)
-    if arg is None:
-        arg = next((a for a in call.args if a.keyword is not None and "seed" in a.keyword.value.lower()), None)
+    arg = next(iter(seed_arguments(call)), None)
     if arg is None or arg.star or not _plain(arg.value) or not _names_a_seed(arg.value):
         return None
     return ctx.module.code_for_node(arg.value)

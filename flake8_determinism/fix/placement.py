@@ -17,6 +17,7 @@ import libcst as cst
 
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..analysis.body import walk_with_parents
+from ..analysis.nodes import is_docstring
 
 # ``--seed``, ``--manualSeed``, ``--random-seed``, ``--rng_seed``: the run's own seed option.
 SEED_OPTION = re.compile(r"^-{1,2}(?:manual|random|rng|global|train)?[-_]?seed$", re.IGNORECASE)
@@ -31,11 +32,17 @@ class Place(NamedTuple):
 
 def run_start(ctx) -> Optional[Place]:
     """The start of the module's run; None for a module without a ``__main__`` block."""
-    guards = [g for g in ctx.index.main_guards if isinstance(g.body, cst.IndentedBlock)]
-    if not guards:
-        return None
-    guard = guards[0]
-    return _with_config_seed(_start(ctx, guard))
+    guard = _main_guard(ctx)
+    return _with_config_seed(_start(ctx, guard)) if guard is not None else None
+
+
+def starts_in_spawned_function(ctx) -> bool:
+    """Is the run's start the function ``torch.multiprocessing.spawn`` starts (``run_start``)?"""
+    return _main_guard(ctx) is not None and spawned_function(ctx) is not None
+
+
+def _main_guard(ctx):
+    return next((g for g in ctx.index.main_guards if isinstance(g.body, cst.IndentedBlock)), None)
 
 
 def _start(ctx, guard) -> Place:
@@ -73,19 +80,15 @@ def _spawned_start(ctx, guard, spawned: cst.FunctionDef, option: Optional[str]) 
     """The spawned function's first statement (after its docstring), with the run's seed when the
     parsed arguments are handed to it under the same name (``def train(rank, args)``)."""
     body = spawned.body.body
-    index = 1 if body and _is_docstring(body[0]) else 0
+    index = 1 if body and is_docstring(body[0]) else 0
     parsed = parsed_at(guard.body.body, ctx)
     seed = None
     if parsed is not None:
         namespace = parsed[1]
-        params = {param.name.value for param in (*spawned.params.posonly_params, *spawned.params.params)}
-        seed = _seed_of(namespace, option) if namespace in params else None
+        # mp.spawn hands its args on by position: a keyword-only parameter never receives them.
+        positional = {param.name.value for param in (*spawned.params.posonly_params, *spawned.params.params)}
+        seed = _seed_of(namespace, option) if namespace in positional else None
     return Place(spawned, index, seed)
-
-
-def _is_docstring(statement) -> bool:
-    return (isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Expr)
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 def _with_config_seed(place: Place) -> Place:
@@ -203,14 +206,11 @@ def parsed_at(statements, ctx) -> Optional[Tuple[int, str]]:
 
 
 def _parses(value, ctx) -> bool:
-    if isinstance(value, cst.Subscript):
-        value = value.value  # ``parser.parse_known_args()[0]``
-    if not isinstance(value, cst.Call):
-        return False
-    func = value.func
-    if isinstance(func, cst.Attribute) and func.attr.value in PARSING_METHODS:
+    """``parser.parse_args()``, or a call of this module's function that returns what it parsed."""
+    if _is_parse_call(value):
         return True
-    local = _local_function(value, ctx)
+    call = value.value if isinstance(value, cst.Subscript) else value  # ``parse_opt()[0]``
+    local = _local_function(call, ctx) if isinstance(call, cst.Call) else None
     return local is not None and _returns_parsed(local)
 
 
@@ -235,7 +235,7 @@ def _returns_parsed(function: cst.FunctionDef) -> bool:
 
 def _is_parse_call(value) -> bool:
     if isinstance(value, cst.Subscript):
-        value = value.value
+        value = value.value  # ``parser.parse_known_args()[0]``
     return (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
             and value.func.attr.value in PARSING_METHODS)
 

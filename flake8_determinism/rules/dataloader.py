@@ -87,6 +87,14 @@ def seeded_generator(ctx: FileContext, site: CallSite) -> Tuple[str, bool]:
     return GENERATOR_TEMPLATE, ctx.facts.is_entry
 
 
+def generator_fix_withheld(ctx: FileContext, site: CallSite) -> bool:
+    """No ``generator=`` fix (DET202, DET205): the call runs again and again in one run, or the
+    module is one a seed answers nothing in (``base.seeding_changes_nothing``)."""
+    from .base import seeding_changes_nothing
+
+    return runs_repeatedly(ctx, site) or seeding_changes_nothing(ctx)
+
+
 def runs_repeatedly(ctx: FileContext, site: CallSite, depth: int = 0) -> bool:
     """The call runs again and again in one run: inside a loop of its body, or in a function
     called from a loop (``for trial in range(n): main(args)``).  A generator seeded there with a

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
+from ..analysis.nodes import named_parameters
 from .._lazy import cst
 from ..tables.sklearn import NOT_NONE, POSITIVE, SKLEARN_RANDOM_STATE, TEMPLATE_KEYWORDS
 from ..fix import edits
@@ -89,9 +90,8 @@ def _template(ctx: FileContext, call) -> bool:
     ``random_state`` (sklearn's ``_set_random_states``)."""
     parent = ctx.index.parents.get(id(call))
     if isinstance(parent, cst.FunctionDef):  # ``def _validate_estimator(self, default=...)``
-        params = parent.params
-        every = (*params.posonly_params, *params.params, *params.kwonly_params)
-        return any(param.default is call and param.name.value in TEMPLATE_KEYWORDS for param in every)
+        return any(param.default is call and param.name.value in TEMPLATE_KEYWORDS
+                   for param in named_parameters(parent.params))
     if not isinstance(parent, cst.Call):
         return False
     return any(

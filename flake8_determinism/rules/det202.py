@@ -6,7 +6,7 @@ from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import GENERATOR
 from . import dataloader
 from ..tables.seeding import TORCH
-from .base import Report, Rule, seeding_changes_nothing
+from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -107,8 +107,8 @@ class DataLoaderWithoutGenerator(Rule):
             # DET201 adds one where the workers would still repeat each other.
             template, after_seeding = dataloader.seeded_generator(ctx, site)
             fix = dataloader.argument_fix(ctx, site, call, GENERATOR[0], template, "pass a seeded generator")
-            if fix is not None and (dataloader.runs_repeatedly(ctx, site) or seeding_changes_nothing(ctx)):
-                fix = None  # rebuilt every epoch or trial: one fixed seed would repeat the same order
+            if fix is not None and dataloader.generator_fix_withheld(ctx, site):
+                fix = None
             if fix is not None:
                 fix = fix._replace(after_seeding=after_seeding)
             yield Report(site.node, self.message(ctx, site, shuffles is True), fix=fix)

@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING, Iterator
 from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import RANDOM_SAMPLERS
 from ..fix import edits
-from .base import Report, Rule, last_parts, seeding_changes_nothing
-from .dataloader import runs_repeatedly, seeded_generator
+from .base import Report, Rule, last_parts
+from .dataloader import generator_fix_withheld, seeded_generator
 
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -73,8 +73,8 @@ class SamplerWithoutGenerator(Rule):
 
 def _fix(ctx: FileContext, site):
     """The run's own seed, as DataLoaders get it (``dataloader.seeded_generator``); entry modules only."""
-    if not ctx.facts.is_entry or runs_repeatedly(ctx, site) or seeding_changes_nothing(ctx):
-        return None  # a split made again for every trial would be the same split every time
+    if not ctx.facts.is_entry or generator_fix_withheld(ctx, site):
+        return None
     template, after_seeding = seeded_generator(ctx, site)
     return edits.set_argument(site.node, "generator", None, template, "pass a seeded generator")._replace(
         after_seeding=after_seeding)

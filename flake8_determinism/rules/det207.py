@@ -4,7 +4,7 @@ import re
 from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional
 
 from .._lazy import cst
-from ..analysis.nodes import dotted_name
+from ..analysis.nodes import dotted_name, named_parameters
 from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, order_used, set_held_by
 from ..analysis.scopes import lookup
 from ..tables.data_order import ORDER_TAKING
@@ -317,7 +317,7 @@ def _number_parameter(name: str, site: CallSite) -> bool:
     params = getattr(getattr(site.fn, "node", None), "params", None)
     if params is None:
         return False
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+    for param in named_parameters(params):
         if param.name.value == name and param.annotation is not None:
             annotation = param.annotation.annotation
             return isinstance(annotation, cst.Name) and annotation.value in ("int", "float")

@@ -15,6 +15,7 @@ from .._lazy import cst
 
 from ..analysis.args import MISSING, find_arg
 from ..analysis.body import scope_body
+from ..analysis.nodes import named_parameters
 from ..fix import edits
 from ..tables.rng_objects import ENV_MAKERS, ENV_SEEDING_METHODS
 
@@ -74,9 +75,7 @@ def _seed_parameter(site: CallSite) -> Optional[str]:
     node = site.fn.node if site.fn is not None else None
     if not isinstance(node, cst.FunctionDef):
         return None
-    params = node.params
-    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    return "seed" if "seed" in names else None
+    return "seed" if any(param.name.value == "seed" for param in named_parameters(node.params)) else None
 
 
 def _assigned_name(ctx: FileContext, site: CallSite) -> Optional[str]:

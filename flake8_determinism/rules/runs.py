@@ -20,7 +20,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
-from ..analysis.args import MISSING, find_arg
+from ..analysis.args import MISSING, find_arg, seed_arguments
 from ..analysis.body import only_feeds
 from ..tables import data_order as D
 from ..tables import seeding as T
@@ -482,17 +482,9 @@ def _draws_the_seed(ctx: FileContext, node) -> bool:
     spelled = module.code_for_node(target)
     for site in ctx.index.calls:
         if site.node.args and ctx.facts.call_seeds(site):
-            if any(module.code_for_node(arg.value) == spelled for arg in _seed_arguments(site.node)):
+            if any(module.code_for_node(arg.value) == spelled for arg in seed_arguments(site.node) if not arg.star):
                 return True
     return False
-
-
-def _seed_arguments(call: "cst.Call") -> list:
-    """The arguments of a seeding call that can be its seed: the first positional one and
-    keywords named like a seed (``Trainer(args, model=model)``'s model is not one)."""
-    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    named = [arg for arg in call.args if arg.keyword is not None and "seed" in arg.keyword.value.lower()]
-    return positional[:1] + named
 
 
 def _several(uses) -> bool:

@@ -394,9 +394,9 @@ class _Summarizer:
                         events.append(((node.end_lineno, node.end_col_offset), event))
                     continue
                 for event in self._call_events(node, scope):
-                    initializer = event[0] == USE and str(self.resolve(node.func, scope)).startswith(INIT_PREFIX)
-                    if event[0] == USE and (id(node) in self.in_parameters or initializer) \
-                            and event[4].startswith("draws"):
+                    if event[0] == USE and event[4].startswith("draws") and (
+                            id(node) in self.in_parameters
+                            or str(self.resolve(node.func, scope)).startswith(INIT_PREFIX)):
                         event = event[:4] + (INITIALIZES + event[4][len("draws"):],) + event[5:]
                     elif event[0] == SEED and id(node) in self.guarded:
                         event = event + (self.guarded[id(node)],)  # seeds only when given that argument
