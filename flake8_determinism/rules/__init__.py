@@ -28,6 +28,7 @@ from .det305 import CublasWorkspaceNotSet
 from .det306 import TensorFlowOpDeterminismOff
 from .det401 import UnseededDropout
 from .det402 import UnseededRandomTransform
+from .det403 import DropoutAtEvaluation
 
 ALL_RULES: tuple = (
     UnseededTrainingScript(),
@@ -56,6 +57,7 @@ ALL_RULES: tuple = (
     TensorFlowOpDeterminismOff(),
     UnseededDropout(),
     UnseededRandomTransform(),
+    DropoutAtEvaluation(),
 )
 # The rules whose reports ``determinism-fix`` can change (``--check`` and ``--diff`` run only these).
 FIXABLE_RULES = tuple(rule for rule in ALL_RULES if rule.fixes)

@@ -34,6 +34,8 @@ for _n in ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Fe
     DROPOUT["torch.nn." + _n] = Stochastic(TORCH, rate=("p", 0))
 for _n in ("dropout", "dropout1d", "dropout2d", "dropout3d"):
     DROPOUT["torch.nn.functional." + _n] = _torch_dropout_functional()
+# DET403: the functionals whose ``training`` defaults to True (always on, even after ``.eval()``).
+ALWAYS_ON_IN_FORWARD = frozenset("torch.nn.functional." + n for n in ("dropout", "dropout1d", "dropout2d", "dropout3d"))
 for _n in ("alpha_dropout", "feature_alpha_dropout"):
     DROPOUT["torch.nn.functional." + _n] = _torch_dropout_functional(training_default=False)
 for _n in ("dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout"):

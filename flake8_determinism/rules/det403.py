@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator, Optional
+
+from .._lazy import cst
+from ..analysis.args import MISSING, find_arg
+from ..analysis.nodes import code_children, named_parameters
+from ..fix import edits
+from ..tables.stochastic import ALWAYS_ON_IN_FORWARD, DROPOUT
+from .base import Report, Rule, last_parts
+from .stochastic import inert
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ..analysis.context import FileContext
+    from ..analysis.index import CallSite
+
+# Dropout kept on at inference on purpose: Monte Carlo dropout, Bayesian approximations.
+_ON_PURPOSE = re.compile(r"(^|_)mc(_|$)|mcdropout|monte|bayes|uncertain", re.IGNORECASE)
+
+
+class DropoutAtEvaluation(Rule):
+    """DET403: dropout that stays on when the model is evaluated.
+
+    What it does: reports ``F.dropout(x, p)`` (also ``dropout1d``/``2d``/``3d``) called in a
+    module's ``forward`` without a ``training`` argument: it defaults to ``True``, so
+    ``model.eval()`` does not turn it off.  An explicit ``training=True`` is taken as meant
+    (Tacotron 2's prenet keeps dropout at inference).  Quiet when the rate is a literal 0, when the
+    call sits under a test of ``training`` (``if self.training:``), and in modules that keep
+    dropout on at inference on purpose (Monte Carlo dropout: ``mc``, ``bayes``,
+    ``uncertainty`` in the class's, the method's or its parameters' names).
+
+    Why it matters: every evaluation, validation score and prediction then draws fresh
+    dropout masks: two evaluations of the same checkpoint disagree, and the scores are
+    lower than the model's.
+
+    Example: ``def forward(self, x): return self.fc(F.dropout(x, 0.5))``.
+    Fix: pass ``training=self.training``.
+    """
+
+    code = "DET403"
+    fixes = "unsafe"
+    triggers = last_parts(ALWAYS_ON_IN_FORWARD)
+    invalid = (
+        "import torch.nn as nn\nimport torch.nn.functional as F\n\n\nclass Net(nn.Module):\n"
+        "    def forward(self, x):\n        return F.dropout(x, 0.5)\n",
+    )
+    valid = (
+        "import torch.nn as nn\nimport torch.nn.functional as F\n\n\nclass Net(nn.Module):\n"
+        "    def forward(self, x):\n        return F.dropout(x, 0.5, training=self.training)\n",
+        "import torch.nn as nn\nimport torch.nn.functional as F\n\n\nclass Net(nn.Module):\n"
+        "    def forward(self, x):\n        if self.training:\n            x = F.dropout(x, 0.5)\n        return x\n",
+    )
+    sources = (
+        (
+            "``torch.nn.functional.dropout``, ``dropout1d``, ``dropout2d`` and ``dropout3d`` take "
+            "``training: bool = True``: called without it they drop units whatever the module's mode.",
+            "pytorch/pytorch torch/nn/functional.py (torch 2.13), def dropout(input, p=0.5, training=True, "
+            "inplace=False)",
+        ),
+        (
+            "``Module.eval()`` only sets ``self.training = False`` on the module and its children; "
+            "functional calls see it only when they are passed it.",
+            "https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval",
+        ),
+    )
+    fix_description = (
+        "Passes ``training=self.training``. Unsafe: it turns "
+        "the dropout off at evaluation, which changes evaluation results (the point) -- review it where "
+        "a model keeps dropout on at inference on purpose."
+    )
+
+    def check(self, ctx: FileContext) -> Iterator[Report]:
+        tested: dict = {}  # id(forward) -> ids of its calls under a test of the mode
+        for site in ctx.calls_to(ALWAYS_ON_IN_FORWARD):
+            owner = _forward_owner(site)
+            if owner is None or inert(site, DROPOUT[site.qualname]):
+                continue
+            keyword, position, _ = DROPOUT[site.qualname].training
+            if find_arg(site.node, keyword, position) is not MISSING:
+                continue  # passed: the mode, a flag, or ``training=True`` written on purpose (Tacotron's prenet)
+            function = site.fn.node
+            if id(function) not in tested:
+                tested[id(function)] = _calls_under_mode_tests(function.body)
+            if id(site.node) in tested[id(function)] or _on_purpose(site, owner):
+                continue  # it runs in one mode only (``if self.training:``), or on purpose
+            self_name = _self_name(site.fn.node)
+            yield Report(site.node, _message(ctx.spelling(site)),
+                         fix=_fix(site.node, self_name) if self_name else None)
+
+
+def _forward_owner(site: CallSite) -> Optional[cst.ClassDef]:
+    """The class whose ``forward`` method makes the call, else None."""
+    fn = site.fn
+    if fn is None or fn.name != "forward" or not fn.is_method:
+        return None
+    owner = fn.parent_scope.node
+    return owner if isinstance(owner, cst.ClassDef) else None
+
+
+def _calls_under_mode_tests(body) -> set:
+    """Calls that run only in one mode: ``if self.training:``, ``x if training else y``,
+    ``self.training and ...``."""
+    calls: set = set()
+    stack = [(body, False)]
+    while stack:
+        node, tested = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Call) and tested:
+            calls.add(id(node))
+        if isinstance(node, (cst.If, cst.IfExp, cst.While)):
+            tested = tested or _mentions_training(node.test)
+        elif isinstance(node, cst.BooleanOperation):
+            tested = tested or _mentions_training(node.left)
+        stack.extend((child, tested) for child in code_children(node))
+    return calls
+
+
+def _mentions_training(expression) -> bool:
+    """``self.training``, ``training``, ``is_training``, ``train`` in a test."""
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+        if name == "training" or name.endswith("_training") or name in ("train", "is_train"):
+            return True
+        stack.extend(code_children(node))
+    return False
+
+
+def _on_purpose(site: CallSite, owner: cst.ClassDef) -> bool:
+    names = [owner.name.value, *(p.name.value for p in named_parameters(site.fn.node.params))]
+    return any(_ON_PURPOSE.search(name) for name in names)
+
+
+def _self_name(function) -> Optional[str]:
+    params = named_parameters(function.params)
+    return params[0].name.value if params else None
+
+
+def _message(spelling: str) -> str:
+    return (
+        "%s() in forward() without training=: dropout stays on after model.eval(), so evaluation and "
+        "predictions differ run to run — pass training=self.training" % spelling
+    )
+
+
+def _fix(call, self_name: str):
+    what = "pass training=%s.training" % self_name
+    return edits.set_argument(call, "training", None, "%s.training" % self_name, what, safe=False)
