@@ -22,8 +22,9 @@ class UnseededShuffle(Rule):
     ``seed`` while TensorFlow is unseeded, MindSpore datasets that shuffle
     (``shuffle=True``, or the default of mappable datasets such as
     ``ImageFolderDataset``) or ``.shuffle()`` while no dataset seed is set, and
-    Hugging Face ``datasets`` ``.shuffle()`` without ``seed``/``generator``
-    while NumPy's global RNG (its seed source) is unseeded.  Under the scope
+    Hugging Face ``datasets`` ``.shuffle()`` and ``.train_test_split()`` (unless
+    ``shuffle=False``) without ``seed``/``generator`` while NumPy's global RNG (their seed
+    source) is unseeded.  Under the scope
     policy, like the draws: in a library module's function the caller seeds.
     Strict mode: all of these wherever they are, and every ``shuffle=True``.
 
@@ -36,7 +37,7 @@ class UnseededShuffle(Rule):
 
     code = "DET203"
     precheck_scope = "draw"
-    triggers = frozenset({"shuffle", "list_files"}) | frozenset(n.rsplit(".", 1)[-1] for n in D.MINDSPORE_SHUFFLING_DATASETS)
+    triggers = frozenset({"shuffle", "list_files", "train_test_split"}) | frozenset(n.rsplit(".", 1)[-1] for n in D.MINDSPORE_SHUFFLING_DATASETS)
     invalid = (
         "import tensorflow as tf\nds = tf.data.Dataset.range(10).shuffle(10)\n",
         "from datasets import load_dataset\nds = load_dataset('imdb')['train'].shuffle()\n",
@@ -64,9 +65,11 @@ class UnseededShuffle(Rule):
             "mindspore 2.10 mindspore/dataset/engine/datasets.py, dataset/core/config.py (catalog §6)",
         ),
         (
-            "Hugging Face ``Dataset.shuffle()`` without ``seed``/``generator`` takes its seed from "
-            "NumPy's global RNG and advances it.",
-            "huggingface/datasets src/datasets/arrow_dataset.py, Dataset.shuffle (catalog §8)",
+            "Hugging Face ``Dataset.shuffle()`` and ``Dataset.train_test_split()`` (with its default "
+            "``shuffle=True``) without ``seed``/``generator`` take their seed from NumPy's global RNG "
+            "(``np.random.get_state()``) and advance it.",
+            "huggingface/datasets src/datasets/arrow_dataset.py (5.0.2.dev0), Dataset.shuffle and "
+            "Dataset.train_test_split (catalog §8)",
         ),
     )
     fix_description = "Pass ``seed=`` yourself, or seed the framework at start-up."
@@ -129,12 +132,18 @@ def unseeded_shuffle(ctx: FileContext, site: CallSite):
                 "tf.data shuffle() has no seed and no TF seed is set, so the order differs every run"
                 " — pass seed=SEED or call tf.random.set_seed(SEED) first"
             )
-    elif name.startswith(D.HF_DATASETS_ROOT) and method == "shuffle":
+    elif name.startswith(D.HF_DATASETS_ROOT) and method in D.HF_SEEDED_FROM_NUMPY:
         # it draws its seed from NumPy's global RNG
-        if absent_or_none(call, "seed", 0) and absent_or_none(call, "generator", 1):
+        seed, generator, shuffle = D.HF_SEEDED_FROM_NUMPY[method]
+        if shuffle is not None:
+            value = find_arg(call, *shuffle)
+            if value is UNKNOWN or (value is not MISSING and literal(value) == (True, False)):
+                return None  # ``shuffle=False``: the first rows are the train split, no draw
+        if absent_or_none(call, *seed) and absent_or_none(call, *generator):
+            what = "its order" if method == "shuffle" else "the train/test split"
             return NUMPY, (
-                "datasets .shuffle() without seed takes its seed from NumPy's global RNG, which is not seeded"
-                " before it, so the order differs every run — pass seed=SEED"
+                "datasets .%s() without seed takes its seed from NumPy's global RNG, which is not seeded"
+                " before it, so %s differs every run — pass seed=SEED" % (method, what)
             )
     elif name in D.MINDSPORE_SHUFFLING_DATASETS or (name.startswith("mindspore.dataset.") and method == "shuffle"):
         if method == "shuffle" and _discarded(ctx, site):

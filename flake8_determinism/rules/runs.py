@@ -85,7 +85,7 @@ def _use_words() -> Dict[str, frozenset]:
     words[T.TORCH].add("models")  # torchvision.models.resnet18()
     # Shuffles outside torch (DET203's): tf.data, Hugging Face datasets, MindSpore datasets.
     words.setdefault(T.TF, set()).update({"shuffle", "list_files"})
-    words.setdefault(T.NUMPY, set()).add("shuffle")
+    words.setdefault(T.NUMPY, set()).update(D.HF_SEEDED_FROM_NUMPY)
     datasets = {n.rsplit(".", 1)[-1] for n in D.MINDSPORE_SHUFFLING_DATASETS}
     words.setdefault(T.MS_DATASET, set()).update({"shuffle"} | datasets)
     return {framework: frozenset(found) for framework, found in words.items()}
@@ -245,7 +245,8 @@ class Run:
                 later = not ctx.qualname(site).startswith(D.HF_DATASETS_ROOT)
                 # DET203 reports it in a run that seeds its RNG (too late); in one that never does,
                 # it is a cause of the RNG's seeding report.
-                self._add(found[0], site, "shuffles the data (%s)" % ctx.spelling(site), deferred=later,
+                what = "splits the data" if site.method_name == "train_test_split" else "shuffles the data"
+                self._add(found[0], site, "%s (%s)" % (what, ctx.spelling(site)), deferred=later,
                           covered=self.seeded_in_run(found[0]))
         for site in dataloaders(ctx):
             call = effective_call(ctx, site)

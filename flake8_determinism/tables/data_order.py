@@ -140,6 +140,13 @@ ORDER_TAKING = frozenset({"list", "tuple", "enumerate", "zip", "next", "iter"})
 TF_DATASET_SHUFFLES = {"shuffle": 1}
 TF_LIST_FILES = "tensorflow.data.Dataset.list_files"  # (file_pattern, shuffle, seed)
 HF_DATASETS_ROOT = "datasets."
+# Hugging Face ``Dataset`` methods that seed themselves from NumPy's global RNG when given neither
+# ``seed`` nor ``generator`` (src/datasets/arrow_dataset.py): method -> the (keyword, position) of
+# ``seed``, of ``generator`` and of the ``shuffle`` flag that turns the draw off (None: none).
+HF_SEEDED_FROM_NUMPY = {
+    "shuffle": (("seed", 0), ("generator", 1), None),
+    "train_test_split": (("seed", 4), ("generator", 5), ("shuffle", 2)),
+}
 # MindSpore mappable datasets shuffle by default (shuffle=None -> GLOBAL).
 MINDSPORE_SHUFFLING_DATASETS = frozenset(
     "mindspore.dataset." + n
