@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 
 from .._lazy import cst
 
@@ -9,7 +9,12 @@ from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
 from ..analysis.nodes import code_children, dotted_name
 from ..analysis.scopes import lookup
 from ..tables import seeding as T
+from ..analysis.flow import builtin_name, is_log_call
+from ..analysis.options import option_default
+from ..analysis.text import is_text
+from ..tables.rng_draws import DRAW_FRAMEWORK
 from ..tables.rng_objects import UNSEEDED_CONSTRUCTORS
+from ..tables.run_uses import RNG_NAMES
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -30,8 +35,14 @@ class NonReproducibleSeed(Rule):
     ``Runner``/``FlexibleRunner`` built without ``randomness=dict(seed=...)`` (its
     default seed is None: a random one), and any seeding call or RNG
     constructor whose seed is built from ``time.*``, ``datetime.now``,
-    ``os.urandom``, ``os.getpid``, ``secrets`` or ``uuid`` -- also through a
-    variable assigned from one in the same scope.  Such a call still counts as
+    ``os.urandom``, ``os.getpid``, ``secrets`` or ``uuid``, from ``hash()`` of a
+    string (salted per process), or from a draw of a global RNG that is not
+    seeded yet (``opt.manualSeed = random.randint(1, 10000)``) -- also through a
+    variable or an ``args.x`` attribute assigned earlier in the same body, or an
+    option's ``default=``.  One report per source, at its first seeding call.  Not
+    a fallback drawn only when no seed is given and logged (``if opt.manualSeed is
+    None: opt.manualSeed = random.randint(...)`` with ``print(opt.manualSeed)``):
+    passing the logged seed repeats the run.  Such a call still counts as
     seeding for the draw rules; the problem is reported once, here.
 
     Why it matters: the run is seeded, but with a value no one can reproduce.
@@ -65,6 +76,11 @@ class NonReproducibleSeed(Rule):
             "(catalog §2)",
         ),
         (
+            "``hash()`` of ``str`` and ``bytes`` is salted with an unpredictable random value per "
+            "process unless ``PYTHONHASHSEED`` is set.",
+            "https://docs.python.org/3/reference/datamodel.html#object.__hash__",
+        ),
+        (
             "mmengine ``set_random_seed(None)`` draws a random seed; detectron2 ``seed_all_rng(None)`` "
             "builds one from the pid, the clock and ``os.urandom``.",
             "mmengine 0.10.7 mmengine/runner/utils.py; detectron2/utils/env.py (catalog §8)",
@@ -88,12 +104,15 @@ class NonReproducibleSeed(Rule):
         seeding = text.search(_SEED_CALL_OR_ALIAS)
         if seeding and text.search(_SEED_CALL_WITHOUT_SEED):
             return True
+        if seeding and ("hash" in text or text.has_any(_DRAW_WORDS)):
+            return True  # ``random.seed(hash(name))``; a seed drawn from an RNG not seeded yet
         return (
             bool(seeding or text.has_any(_CONSTRUCTOR_WORDS)) and text.has_any(_ENTROPY_WORDS)
             and text.search(_ENTROPY_CALL)
         )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
+        sources_reported: set = set()
         for site in ctx.index.calls:
             name = ctx.qualname(site)
             if name in T.ALWAYS_NONDETERMINISTIC:
@@ -108,10 +127,12 @@ class NonReproducibleSeed(Rule):
                 )
             else:
                 seed = self._seed_argument(ctx, site, name)
-                if seed is not None:
-                    source = self._entropy_source(ctx, site, seed, depth=0)
-                    if source is not None:
-                        yield self._report(ctx, site, "takes its seed from %s(), which differs every run" % source)
+                found = self._entropy_source(ctx, site, seed, depth=0) if seed is not None else None
+                if found is not None and found[1] not in sources_reported:
+                    # One report per source: ``seed = int(time.time())`` feeding random, NumPy and
+                    # torch is one cause, reported at its first seeding call.
+                    sources_reported.add(found[1])
+                    yield self._report(ctx, site, "takes its seed from %s" % found[0])
 
     @staticmethod
     def _report(ctx: FileContext, site: CallSite, problem: str) -> Report:
@@ -136,23 +157,46 @@ class NonReproducibleSeed(Rule):
         value = find_arg(site.node, *where)
         return None if value in (MISSING, UNKNOWN) else value
 
-    def _entropy_source(self, ctx: FileContext, site: CallSite, expr, depth: int) -> Optional[str]:
+    def _entropy_source(self, ctx: FileContext, site: CallSite, expr, depth: int) -> Optional[Tuple[str, int]]:
+        """(what the seed comes from, id of the expression holding it) when ``expr`` is built from
+        an entropy source, from ``hash()`` of a string, or from a draw of a global RNG not seeded
+        yet -- also through a variable or an attribute (``opt.manualSeed = random.randint(...)``)
+        assigned earlier in the same body."""
         stack = [expr]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Call):
-                name = ctx.resolve(node.func, site)
-                if name and (name.startswith(T.ENTROPY_PREFIXES) or name in T.ENTROPY_CALLS):
-                    return dotted_name(node.func) or name
-            if isinstance(node, cst.Name) and depth < 2:
-                binding = lookup(site.scope, node.value, site.order)
-                if binding is not None and binding.kind == "assign" and binding.scope is site.scope:
-                    if binding.value is not None and binding.order < site.order:
-                        found = self._entropy_source(ctx, site, binding.value, depth + 1)
-                        if found:
-                            return found
-                continue
+                found = self._source_call(ctx, site, node)
+                if found is not None:
+                    return found, id(expr)
+            if isinstance(node, (cst.Name, cst.Attribute)) and depth < 2:
+                value = _assigned_value(ctx, site, node)
+                if value is not None and not _logged_fallback(ctx, site, node, value):
+                    found = self._entropy_source(ctx, site, value, depth + 1)
+                    if found:
+                        return found
+                if isinstance(node, cst.Name):
+                    continue
             stack.extend(code_children(node))
+        return None
+
+    @staticmethod
+    def _source_call(ctx: FileContext, site: CallSite, call) -> Optional[str]:
+        if builtin_name(call, site) == "hash":
+            if call.args and _hashes_text(ctx, site, call.args[0].value):
+                return "hash() of a string, which Python salts per process (PYTHONHASHSEED)"
+            return None
+        name = ctx.resolve(call.func, site)
+        if not name:
+            return None
+        if name.startswith(T.ENTROPY_PREFIXES) or name in T.ENTROPY_CALLS:
+            return "%s(), which differs every run" % (dotted_name(call.func) or name)
+        framework = DRAW_FRAMEWORK.get(name)
+        if framework is not None:
+            draw = _site_of(ctx, call)
+            if draw is not None and not ctx.facts.seeded_at(framework, draw):
+                return "%s(), a draw from %s, which is not seeded yet" % (
+                    dotted_name(call.func) or name, RNG_NAMES.get(framework, framework))
         return None
 
     @staticmethod
@@ -180,7 +224,71 @@ class NonReproducibleSeed(Rule):
         return False
 
 
+def _assigned_value(ctx: FileContext, site: CallSite, node):
+    """The value last assigned, earlier in the same body, to the name or ``a.b`` attribute."""
+    if isinstance(node, cst.Name):
+        binding = lookup(site.scope, node.value, site.order)
+        if binding is not None and binding.kind == "assign" and binding.scope is site.scope:
+            if binding.value is not None and binding.order < site.order:
+                return binding.value
+        return None
+    target = dotted_name(node)
+    if not target:
+        return None
+    body = site.fn.node if site.fn is not None else None
+    value = None
+    for assignment in ctx.index.assignments:
+        if assignment.order >= site.order:
+            break
+        if (assignment.fn.node if assignment.fn is not None else None) is body and assignment.value is not None \
+                and dotted_name(assignment.target) == target:
+            value = assignment.value
+    return value if value is not None else option_default(ctx, node)
+
+
+def _logged_fallback(ctx: FileContext, site: CallSite, holder, value) -> bool:
+    """``if opt.manualSeed is None: opt.manualSeed = random.randint(1, 10000)`` then
+    ``print("Random Seed:", opt.manualSeed)``: a seed drawn only when none is given, and logged (in
+    the same body, before or after the seeding)
+    so that the run can be repeated by passing it -- chosen on purpose (PyTorch's DCGAN example).
+    A seed drawn every run, or never shown, stays reported."""
+    spelled = ctx.module.code_for_node(holder)
+    guarded = any(_contains(guard.body, value) and spelled in ctx.module.code_for_node(guard.test)
+                  for guard, _, fn, order in ctx.index.seed_guards if order < site.order and fn is site.fn)
+    if not guarded:
+        return False
+    return any(
+        log.fn is site.fn and is_log_call(log.node, log)
+        and any(spelled in ctx.module.code_for_node(arg.value) for arg in log.node.args)
+        for log in ctx.index.calls
+    )
+
+
+def _contains(block, node) -> bool:
+    stack = [block]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(code_children(current))
+    return False
+
+
+def _hashes_text(ctx: FileContext, site: CallSite, value) -> bool:
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        value = _assigned_value(ctx, site, value)
+    return value is not None and is_text(value)
+
+
+def _site_of(ctx: FileContext, call) -> Optional[CallSite]:
+    for candidate in ctx.index.calls:
+        if candidate.node is call:
+            return candidate
+    return None
+
+
 _SEED_CALL_OR_ALIAS = re.compile(r"seed\w*\s*(?:\(|as\s)")
+_DRAW_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in DRAW_FRAMEWORK)
 _CONSTRUCTOR_WORDS = frozenset(n.rsplit(".", 1)[-1] for n in UNSEEDED_CONSTRUCTORS)
 _SEED_CALL_WITHOUT_SEED = re.compile(r"seed\w*\s*\(\s*(?:\)|None\b|seed\s*=\s*None\b|a\s*=\s*None\b)")
 # An entropy source is called somewhere: one of its functions' names right before "(".

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tu
 
 from ..analysis.args import MISSING, find_arg, seed_arguments
 from ..analysis.body import only_feeds
+from ..analysis.options import option_destination
 from ..tables import data_order as D
 from ..tables import seeding as T
 from ..tables.entry import TRACING_CALLS, TRACING_METHODS
@@ -473,19 +474,34 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, st
 def _draws_the_seed(ctx: FileContext, node) -> bool:
     """``opt.manualSeed = random.randint(1, 10000)`` then ``random.seed(opt.manualSeed)``: the
     draw is the seed itself (DET105's case when nothing seeded it), not a use to move after it."""
-    assign = ctx.index.parents.get(id(node))
-    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+    parent = ctx.index.parents.get(id(node))
+    option = _option_holding(ctx, node, parent)
+    if option is not None:  # ``add_argument("--seed", default=random.randint(...))``
+        def holds(value) -> bool:
+            return isinstance(value, cst.Attribute) and value.attr.value == option
+    elif isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0].target, (cst.Name, cst.Attribute)):
+        spelled = ctx.module.code_for_node(parent.targets[0].target)
+
+        def holds(value) -> bool:
+            return ctx.module.code_for_node(value) == spelled
+    else:
         return False
-    target = assign.targets[0].target
-    if not isinstance(target, (cst.Name, cst.Attribute)):
-        return False
-    module = ctx.module
-    spelled = module.code_for_node(target)
     for site in ctx.index.calls:
         if site.node.args and ctx.facts.call_seeds(site):
-            if any(module.code_for_node(arg.value) == spelled for arg in seed_arguments(site.node) if not arg.star):
+            if any(holds(arg.value) for arg in seed_arguments(site.node) if not arg.star):
                 return True
     return False
+
+
+def _option_holding(ctx: FileContext, node, parent) -> Optional[str]:
+    """The destination of the option whose ``default=`` the node is."""
+    call = ctx.index.parents.get(id(parent)) if isinstance(parent, cst.Arg) else parent
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"):
+        return None
+    if any(arg.value is node and arg.keyword is not None and arg.keyword.value == "default" for arg in call.args):
+        return option_destination(call)
+    return None
 
 
 def _several(uses) -> bool:

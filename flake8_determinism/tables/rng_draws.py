@@ -119,3 +119,16 @@ RANDOM_INPUTS = frozenset(
     name for name in PYTHON_RANDOM | NUMPY_LEGACY | TORCH_GLOBAL | frozenset(TF_DRAWS) | frozenset(MINDSPORE_DRAWS)
     if not name.startswith("torch.nn.init.")
 )
+
+
+def _draw_frameworks() -> dict:
+    from .seeding import NUMPY, RANDOM, TORCH
+
+    found = {name: RANDOM for name in PYTHON_RANDOM}
+    found.update((name, NUMPY) for name in NUMPY_LEGACY)
+    found.update((name, TORCH) for name in TORCH_GLOBAL if not name.startswith("torch.nn.init."))
+    return found
+
+
+# A global draw -> the framework whose RNG it draws from (DET105: a seed drawn before that RNG is seeded).
+DRAW_FRAMEWORK = _draw_frameworks()

@@ -1,0 +1,57 @@
+"""Command-line options declared in the module: the default of ``args.<name>``.
+
+``parser.add_argument("--manual-seed", type=int, default=random.randint(1, 10000))`` makes
+``args.manual_seed`` that value whenever the option is not given -- the run everyone starts
+first.  Matched by the option's destination: ``dest=`` if given, else the first long option
+with ``-`` turned into ``_``, else the first positional name.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+from .args import MISSING, UNKNOWN, find_arg, literal
+
+
+def option_defaults(ctx) -> Dict[str, object]:
+    """Destination -> the ``default=`` expression of each ``add_argument`` call with one
+    (computed once per file)."""
+    found = getattr(ctx, "_option_defaults", None)
+    if found is None:
+        found = ctx._option_defaults = {}
+        for site in ctx.index.calls:
+            if site.method_name != "add_argument":
+                continue
+            default = find_arg(site.node, "default")
+            destination = option_destination(site.node)
+            if destination and default not in (MISSING, UNKNOWN):
+                found.setdefault(destination, default)
+    return found
+
+
+def option_default(ctx, attribute) -> Optional[object]:
+    """The declared default of ``args.name`` (an attribute read off the parsed options)."""
+    name = getattr(getattr(attribute, "attr", None), "value", None)
+    return option_defaults(ctx).get(name) if name else None
+
+
+def option_destination(call) -> Optional[str]:
+    """Where ``add_argument(...)`` stores its value: ``args.<this>``."""
+    dest = find_arg(call, "dest")
+    if dest not in (MISSING, UNKNOWN):
+        known, value = literal(dest)
+        return value if known and isinstance(value, str) else None
+    names = []
+    for arg in call.args:
+        if arg.keyword is not None or arg.star:
+            break
+        known, value = literal(arg.value)
+        if not known or not isinstance(value, str):
+            return None
+        names.append(value)
+    long = [n for n in names if n.startswith("--")]
+    if long:
+        return long[0][2:].replace("-", "_")
+    if names and not names[0].startswith("-"):
+        return names[0]
+    return None
