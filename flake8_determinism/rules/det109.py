@@ -30,7 +30,9 @@ class OptionalSeed(Rule):
     option is filled in elsewhere (``set_defaults(seed=0)``, ``args.seed = ...``),
     nor for a library function's own ``seed=None`` parameter: that is its
     caller's choice (unless every caller here passes it the optional option:
-    ``train(seed=args.seed)``).  The guarded seeding still counts for the draw rules.
+    ``train(seed=args.seed)``).  Also a truth test (``if args.seed:``) of a seed option whose
+    default is 0: the default run skips the seeding (fixed, unsafely, to ``is not None``).
+    The guarded seeding still counts for the draw rules.
 
     Why it matters: the run everyone starts first, without ``--seed``, seeds
     nothing; it cannot be repeated, and nobody notices until two runs disagree.
@@ -69,7 +71,8 @@ class OptionalSeed(Rule):
     )
     fix_description = (
         "Changes the option's default from ``None`` to ``0`` (``default=0``). A run without "
-        "``--seed`` then seeds with 0 instead of not seeding at all, which changes its behaviour."
+        "``--seed`` then seeds with 0 instead of not seeding at all, which changes its behaviour. "
+        "For a seed option that defaults to 0, ``if args.seed:`` becomes ``if args.seed is not None:``."
     )
 
     def might_fire(self, text, settings) -> bool:
@@ -81,7 +84,8 @@ class OptionalSeed(Rule):
             return
         fixes: Dict[str, edits.Fix] = {}
         options = optional_seed_options(ctx, fixes)
-        if not options:
+        zeros = _zero_default_seed_options(ctx)
+        if not options and not zeros:
             return
         reported: Set[str] = set()
         for guard, scope, fn, order in ctx.index.seed_guards:
@@ -92,18 +96,28 @@ class OptionalSeed(Rule):
                 continue
             expr, runs_when_given = tested
             dest = _option_name(ctx, expr, scope, order)
-            if dest not in options or dest in reported:
+            if dest in reported or (dest not in options and dest not in zeros):
                 continue
             block = guard.body if runs_when_given else getattr(guard.orelse, "body", None)
             if block is None or not _seeds_in(ctx, block):
                 continue
-            reported.add(dest)
-            yield Report(
-                guard,
-                "seeding runs only when %s is given, and it defaults to None: a run without it is unseeded and"
-                " cannot be repeated — give it a default (e.g. default=0) and seed unconditionally" % options[dest],
-                fix=fixes.get(dest),
-            )
+            if dest in options:
+                reported.add(dest)
+                yield Report(
+                    guard,
+                    "seeding runs only when %s is given, and it defaults to None: a run without it is unseeded"
+                    " and cannot be repeated — give it a default (e.g. default=0) and seed unconditionally"
+                    % options[dest],
+                    fix=fixes.get(dest),
+                )
+            elif _truthiness(guard.test, expr):
+                reported.add(dest)
+                yield Report(
+                    guard,
+                    "seeding is skipped when %s is 0, its default: the default run is unseeded and cannot be"
+                    " repeated — test `is not None` (or seed unconditionally)" % zeros[dest],
+                    fix=_not_none_fix(guard.test, ctx),
+                )
 
 
 def optional_seed_options(ctx: FileContext, fixes: Optional[Dict[str, edits.Fix]] = None) -> Dict[str, str]:
@@ -140,6 +154,46 @@ def optional_seed_options(ctx: FileContext, fixes: Optional[Dict[str, edits.Fix]
             if assignment.value is not None and not is_none(assignment.value):
                 filled.add(target.attr.value)
     return {dest: spelled for dest, spelled in options.items() if dest not in filled}
+
+
+def _zero_default_seed_options(ctx: FileContext) -> Dict[str, str]:
+    """Seed options declared here with the default 0: attribute name -> how to name it."""
+    options: Dict[str, str] = {}
+    for site in ctx.index.calls:
+        call, method = site.node, site.method_name
+        if method == "add_argument":
+            dest, spelled = _argparse_dest(call)
+            value = find_arg(call, "default")
+            if dest and "seed" in dest.lower() and value not in (MISSING, UNKNOWN) and literal(value) == (True, 0):
+                options[dest] = spelled
+        elif method.startswith("DEFINE_") and call.args:
+            known, name = literal(find_arg(call, "name", 0))
+            value = find_arg(call, "default", 1)
+            if known and isinstance(name, str) and "seed" in name.lower() and value not in (MISSING, UNKNOWN) \
+                    and literal(value) == (True, 0):
+                options[name] = "--" + name
+    return options
+
+
+def _truthiness(test, expr) -> bool:
+    """The guard reads the seed as a truth value (``if args.seed:``, ``if args.seed and x:``),
+    which 0 fails."""
+    if test is expr:
+        return True
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _truthiness(test.expression, expr)
+    if isinstance(test, cst.BooleanOperation):
+        return _truthiness(test.left, expr) or _truthiness(test.right, expr)
+    return False
+
+
+def _not_none_fix(test, ctx: FileContext) -> Optional[edits.Fix]:
+    """``if args.seed:`` -> ``if args.seed is not None:`` (only that plain shape).  Unsafe: a
+    run with seed 0 is then seeded."""
+    if not isinstance(test, (cst.Attribute, cst.Name)):
+        return None
+    return edits.replace(test, ctx.module.code_for_node(test) + " is not None",
+                         "seed when the seed is 0 too: test `is not None`", safe=False)
 
 
 _SEED_VALUE = "{SEED_VALUE}"  # the number given to ``determinism-fix --seed``
