@@ -8,25 +8,46 @@ with ``-`` turned into ``_``, else the first positional name.
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 from .args import MISSING, UNKNOWN, find_arg, literal
 
 
 def option_defaults(ctx) -> Dict[str, object]:
-    """Destination -> the ``default=`` expression of each ``add_argument`` call with one
-    (computed once per file)."""
+    """Destination -> the ``default=`` expression of each ``add_argument`` call with one, or
+    ``STORE_TRUE``/``STORE_FALSE`` for flags without one (computed once per file)."""
     found = getattr(ctx, "_option_defaults", None)
     if found is None:
         found = ctx._option_defaults = {}
         for site in ctx.index.calls:
             if site.method_name != "add_argument":
                 continue
-            default = find_arg(site.node, "default")
             destination = option_destination(site.node)
-            if destination and default not in (MISSING, UNKNOWN):
+            if not destination:
+                continue
+            default = find_arg(site.node, "default")
+            if default is MISSING:
+                known, action = literal(find_arg(site.node, "action"))
+                default = _FLAG_DEFAULTS.get(action, MISSING) if known else MISSING
+            if default not in (MISSING, UNKNOWN):
                 found.setdefault(destination, default)
     return found
+
+
+STORE_TRUE, STORE_FALSE = "store_true", "store_false"  # a flag: its default is the opposite
+_FLAG_DEFAULTS = {STORE_TRUE: STORE_TRUE, STORE_FALSE: STORE_FALSE}
+
+
+def option_default_value(ctx, attribute) -> Tuple[bool, object]:
+    """(known, value) of ``args.name``'s declared default when it is a literal or a flag."""
+    default = option_default(ctx, attribute)
+    if default is None:
+        return False, None
+    if default == STORE_TRUE:
+        return True, False
+    if default == STORE_FALSE:
+        return True, True
+    return literal(default)
 
 
 def option_default(ctx, attribute) -> Optional[object]:

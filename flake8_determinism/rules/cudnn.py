@@ -1,25 +1,76 @@
-"""What DET301 and DET302 share: finding literal assignments to a ``torch.backends.cudnn`` flag."""
+"""What DET301 and DET302 share: finding assignments to a ``torch.backends.cudnn`` flag whose value
+is a literal, or a value whose default in this module is one (an option, a parameter)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Tuple
 
 from .._lazy import cst
-from ..analysis.args import literal
+from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..analysis.nodes import named_parameters
+from ..analysis.options import option_default_value
+from ..analysis.scopes import lookup
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import Assignment
 
 
-def flag_assignments(ctx: FileContext, qualname: str, value: bool) -> Iterator[Assignment]:
-    """``<qualname> = <value>`` however the module is imported (``cudnn.benchmark = True``)."""
+def flag_assignments(ctx: FileContext, qualname: str, value: bool,
+                     defaults: bool = False) -> Iterator[Tuple[Assignment, str]]:
+    """``<qualname> = <value>`` however the module is imported (``cudnn.benchmark = True``), with
+    how the value is known: "" for a literal; with ``defaults``, also a value whose default is it
+    (``cudnn.benchmark = args.benchmark`` where ``--benchmark`` defaults to True), described."""
     attribute = qualname.rsplit(".", 1)[-1]
     for assignment in ctx.index.assignments:
         target = assignment.target
-        if not isinstance(target, cst.Attribute) or target.attr.value != attribute:
+        if not isinstance(target, cst.Attribute) or target.attr.value != attribute or assignment.value is None:
             continue
-        if assignment.value is None or literal(assignment.value) != (True, value):
+        if literal(assignment.value) == (True, value):
+            how = ""
+        elif defaults:
+            how = default_of(ctx, assignment.value, assignment.scope, assignment.order, value)
+            if not how:
+                continue
+        else:
             continue
         if ctx.resolver.resolve(target, assignment.scope, assignment.order) == qualname:
-            yield assignment
+            yield assignment, how
+
+
+def default_of(ctx: FileContext, expr, scope, order, wanted: bool) -> str:
+    """How ``expr`` takes the value ``wanted`` when nobody chooses: "--benchmark defaults to True",
+    "the parameter benchmark defaults to True"; "" when it does not, or we cannot tell."""
+    negated = False
+    while isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        negated, expr = not negated, expr.expression
+    known, value, how = False, None, ""
+    if isinstance(expr, cst.Attribute):
+        known, value = option_default_value(ctx, expr)
+        how = "args.%s defaults to %%r" % expr.attr.value
+    elif isinstance(expr, cst.Name):
+        known, value = _parameter_default(ctx, expr.value, scope, order)
+        how = "the parameter %s defaults to %%r" % expr.value
+    if not known or not isinstance(value, bool):
+        return ""
+    return how % value if (not value if negated else value) == wanted else ""
+
+
+def _parameter_default(ctx: FileContext, name: str, scope, order) -> Tuple[bool, object]:
+    """The literal default of a parameter of the enclosing function that no call in this module
+    passes (every caller here leaves it to the default); (False, None) otherwise."""
+    binding = lookup(scope, name, order)
+    if binding is None or binding.kind != "param" or binding.scope.function is None:
+        return False, None
+    function = binding.scope.function
+    params = named_parameters(function.node.params)
+    position = next((i for i, p in enumerate(params) if p.name.value == name), None)
+    param = params[position] if position is not None else None
+    if param is None or param.default is None:
+        return False, None
+    positional = len(function.node.params.posonly_params) + len(function.node.params.params)
+    slot = position - (1 if function.is_method else 0) if position < positional else None
+    for site in ctx.facts.callers.get(id(function.node), ()):
+        if find_arg(site.node, name, slot) is not MISSING:
+            return False, None  # a caller chooses: the default is not the whole story
+    return literal(param.default)

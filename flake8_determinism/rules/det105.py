@@ -243,7 +243,9 @@ def _assigned_value(ctx: FileContext, site: CallSite, node):
         if (assignment.fn.node if assignment.fn is not None else None) is body and assignment.value is not None \
                 and dotted_name(assignment.target) == target:
             value = assignment.value
-    return value if value is not None else option_default(ctx, node)
+    if value is None:
+        value = option_default(ctx, node)
+    return value if isinstance(value, cst.CSTNode) else None  # a flag's default is no expression
 
 
 def _logged_fallback(ctx: FileContext, site: CallSite, holder, value) -> bool:

@@ -27,7 +27,10 @@ class CudnnBenchmark(Rule):
     ``cudnn`` is imported), ``torch.backends.cudnn.flags(benchmark=True)``,
     Lightning ``Trainer(benchmark=True)`` and mmengine
     ``env_cfg=dict(cudnn_benchmark=True)`` (a Runner argument or a config variable).
-    A value that is not a literal (``benchmark = args.benchmark``) is left alone.
+    Also a value whose default in this module is true: an option (``cudnn.benchmark =
+    args.benchmark`` with ``default=True``, ``not args.no_benchmark`` with ``store_true``) or a
+    parameter with ``benchmark=True`` that no caller here passes (reported, not fixed: the
+    default is yours to change).
 
     Why it matters: benchmarking noise decides which algorithm wins, so two runs
     can use different kernels with different rounding, even on one machine.
@@ -78,7 +81,11 @@ class CudnnBenchmark(Rule):
         return MMENGINE_ENV_CFG[1] in text or ("benchmark" in text and text.has_any(_RECEIVERS))
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
-        for assignment in flag_assignments(ctx, CUDNN_BENCHMARK, True):
+        for assignment, how in flag_assignments(ctx, CUDNN_BENCHMARK, True, defaults=True):
+            if how:  # a value the run can choose: only its default is known
+                yield Report(assignment.target, "cudnn.benchmark = %s, and %s: %s — default it to False"
+                             % (ctx.module.code_for_node(assignment.value), how, _WHY))
+                continue
             yield Report(assignment.target, "cudnn.benchmark = True: %s — set it to False" % _WHY,
                          fix=edits.replace(assignment.value, "False", "set it to False"))
         for site in ctx.calls_to(BENCHMARK_ON):

@@ -22,7 +22,9 @@ class CudnnNotDeterministic(Rule):
 
     What it does: reports ``torch.backends.cudnn.deterministic = False`` (however
     ``cudnn`` is imported) and ``torch.backends.cudnn.flags(deterministic=False)``
-    written out.  A value that is not a literal is left alone.
+    written out; also a value whose default in this module is false: an option
+    (``cudnn.deterministic = args.deterministic`` with ``store_true``) or a parameter with
+    ``deterministic=False`` that no caller here passes (reported, not fixed).
 
     Why it matters: without it cuDNN may choose convolution kernels that
     accumulate with atomics in a varying order, so results differ in the last
@@ -51,7 +53,11 @@ class CudnnNotDeterministic(Rule):
         return "deterministic" in text and "cudnn" in text
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
-        for assignment in flag_assignments(ctx, CUDNN_DETERMINISTIC, False):
+        for assignment, how in flag_assignments(ctx, CUDNN_DETERMINISTIC, False, defaults=True):
+            if how:  # a value the run can choose: only its default is known
+                yield Report(assignment.target, "cudnn.deterministic = %s, and %s: %s"
+                             % (ctx.module.code_for_node(assignment.value), how, _MESSAGE))
+                continue
             yield Report(assignment.target, "cudnn.deterministic = False: " + _MESSAGE,
                          fix=edits.replace(assignment.value, "True", "set it to True"))
         for site in ctx.calls_by_name.get("torch.backends.cudnn.flags", ()):
