@@ -4,8 +4,12 @@ from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..analysis.switches import ON, dict_entry, flag_state, is_config_dict
-from ..tables.determinism import BENCHMARK_ON, CUDNN_BENCHMARK, MMENGINE_ENV_CFG, MMENGINE_RUNNERS
+from ..analysis.nodes import dotted_name
+from ..analysis.switches import ON, dict_entry, flag_state, is_config_dict, subscript_key
+from ..tables.determinism import (
+    ALGORITHMS, ALGORITHMS_WARN_ONLY, AUTOTUNE_MODES, BENCHMARK_ON, CUDNN_BENCHMARK, INDUCTOR_DETERMINISTIC,
+    MMENGINE_ENV_CFG, MMENGINE_RUNNERS, TORCH_COMPILE,
+)
 from ..fix import edits
 from .base import Report, Rule
 from .cudnn import flag_assignments
@@ -30,7 +34,10 @@ class CudnnBenchmark(Rule):
     Also a value whose default in this module is true: an option (``cudnn.benchmark =
     args.benchmark`` with ``default=True``, ``not args.no_benchmark`` with ``store_true``) or a
     parameter with ``benchmark=True`` that no caller here passes (reported, not fixed: the
-    default is yours to change).
+    default is yours to change).  And ``torch.compile(mode="max-autotune")`` (or
+    ``"max-autotune-no-cudagraphs"``) in a module that does not turn deterministic algorithms
+    on: ``use_deterministic_algorithms(True)`` also puts Inductor in its deterministic mode,
+    which skips the benchmarking.
 
     Why it matters: benchmarking noise decides which algorithm wins, so two runs
     can use different kernels with different rounding, even on one machine.
@@ -66,6 +73,13 @@ class CudnnBenchmark(Rule):
             "https://docs.pytorch.org/docs/stable/notes/randomness.html#cuda-convolution-benchmarking",
         ),
         (
+            "``torch.compile(mode=\"max-autotune\")`` benchmarks kernel choices on the device; "
+            "``torch.use_deterministic_algorithms(True)`` sets ``torch._inductor.config.deterministic``, "
+            "under which Inductor skips the on-device benchmarking that affects numerics.",
+            "pytorch/pytorch torch/__init__.py (torch 2.13): compile() and use_deterministic_algorithms(); "
+            "torch/_inductor/config.py ``deterministic``",
+        ),
+        (
             "Lightning ``Trainer(benchmark=True)`` and mmengine ``env_cfg=dict(cudnn_benchmark=True)`` "
             "set ``cudnn.benchmark = True``.",
             "lightning 2.6.6 accelerator_connector.py; mmengine 0.10.7 runner.py (catalog §8)",
@@ -78,7 +92,8 @@ class CudnnBenchmark(Rule):
 
     def might_fire(self, text, settings) -> bool:
         # ``benchmark`` is a common word (torch.utils.benchmark): require what it is set on.
-        return MMENGINE_ENV_CFG[1] in text or ("benchmark" in text and text.has_any(_RECEIVERS))
+        return MMENGINE_ENV_CFG[1] in text or ("benchmark" in text and text.has_any(_RECEIVERS)) \
+            or ("compile" in text and "autotune" in text.text)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for assignment, how in flag_assignments(ctx, CUDNN_BENCHMARK, True, defaults=True):
@@ -96,6 +111,22 @@ class CudnnBenchmark(Rule):
                 yield Report(site.node, "%s(benchmark=True): %s — pass benchmark=False" % (ctx.spelling(site), _WHY),
                              fix=fix)
         yield from self._mmengine(ctx)
+        yield from self._compile(ctx)
+
+    @staticmethod
+    def _compile(ctx: FileContext) -> Iterator[Report]:
+        """``torch.compile(mode="max-autotune")`` in a module that does not turn Inductor's
+        deterministic mode on (``use_deterministic_algorithms(True)`` does)."""
+        sites = [site for site in ctx.calls_by_name.get(TORCH_COMPILE, ())
+                 if literal(find_arg(site.node, "mode", 2)) in ((True, mode) for mode in AUTOTUNE_MODES)]
+        if not sites or ctx.facts.turns_on(ALGORITHMS) or ctx.facts.turns_on(ALGORITHMS_WARN_ONLY) \
+                or _sets_inductor_deterministic(ctx):
+            return
+        for site in sites:
+            yield Report(site.node, "%s(mode=%r) benchmarks kernel choices on the device and keeps the fastest,"
+                         " which can differ run to run — turn Inductor's deterministic mode on with"
+                         " torch.use_deterministic_algorithms(True) (or use the default mode)"
+                         % (ctx.spelling(site), literal(find_arg(site.node, "mode", 2))[1]))
 
     def _mmengine(self, ctx: FileContext) -> Iterator[Report]:
         variable, key = MMENGINE_ENV_CFG
@@ -112,3 +143,16 @@ class CudnnBenchmark(Rule):
             if value not in (MISSING, UNKNOWN) and literal(value) == (True, True):
                 yield Report(value, "%s=dict(%s=True): mmengine turns cudnn.benchmark on; %s — set %s=False"
                              % (variable, key, _WHY, key), fix=edits.replace(value, "False", "set it to False"))
+
+
+def _sets_inductor_deterministic(ctx: FileContext) -> bool:
+    """``torch._inductor.config.deterministic = ...`` or ``os.environ["TORCHINDUCTOR_DETERMINISTIC"] = ...``."""
+    attribute, variable = INDUCTOR_DETERMINISTIC
+    for assignment in ctx.index.assignments:
+        target = assignment.target
+        if dotted_name(target).endswith(attribute.split(".", 1)[1]):
+            return True
+        key = subscript_key(target)
+        if key is not MISSING and literal(key) == (True, variable):
+            return True
+    return False

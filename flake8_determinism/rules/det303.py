@@ -11,7 +11,7 @@ from ..analysis.nodes import callee_name, code_children
 from ..analysis.scopes import lookup
 from ..tables.determinism import (
     FRAMEWORK_SWITCHES, LIGHTNING_TRAINERS, MMENGINE_RANDOMNESS, MMENGINE_RUNNERS, NOT_CUDA_ROOTS, RESTORING_METHODS,
-    TORCH_DETERMINISM, TORCH_TRAINING_ROOTS, is_training_arguments,
+    TORCH_DETERMINISM, TORCH_TRAINING_ROOTS, ULTRALYTICS_ROOT, ULTRALYTICS_TRAIN, is_training_arguments,
 )
 from ..fix import edits
 from .base import Report, Rule, module_report
@@ -48,7 +48,8 @@ class DeterministicAlgorithmsOff(Rule):
     message names the switch of the framework the script uses
     (``TrainingArguments(full_determinism=True)``, Lightning ``Trainer(deterministic=True)``,
     mmengine ``randomness=dict(deterministic=True)``, accelerate ``set_seed(...,
-    deterministic=True)``).
+    deterministic=True)``).  Also an Ultralytics ``model.train(..., deterministic=False)``, which
+    turns off the deterministic mode Ultralytics trains with by default (fixed to ``True``).
 
     Why it matters: seeding fixes the random numbers, not the order in which
     CUDA kernels add floats; without a deterministic mode the same seed still
@@ -73,6 +74,13 @@ class DeterministicAlgorithmsOff(Rule):
         "import torch\ndef train(model):\n    model(torch.ones(2)).sum().backward()\n",
     )
     sources = (
+        (
+            "Ultralytics trains with ``deterministic: True`` and ``seed: 0`` by default; its trainer "
+            "passes them to ``init_seeds``, which seeds random, NumPy and torch and turns deterministic "
+            "algorithms on.",
+            "ultralytics/ultralytics ultralytics/cfg/default.yaml; ultralytics/engine/trainer.py "
+            "BaseTrainer.__init__; ultralytics/utils/torch_utils.py init_seeds",
+        ),
         (
             "``torch.use_deterministic_algorithms(True)`` makes ops use deterministic algorithms where "
             "they exist and raise ``RuntimeError`` where only nondeterministic ones exist.",
@@ -101,11 +109,11 @@ class DeterministicAlgorithmsOff(Rule):
     )
 
     def might_fire(self, text, settings) -> bool:
-        return super().might_fire(text, settings) or trains_maybe(text)
+        return super().might_fire(text, settings) or trains_maybe(text) or _ultralytics_switch(text)
 
     def might_fire_in(self, shape, settings) -> bool:
         text = shape.code
-        if "use_deterministic_algorithms" in text:
+        if "use_deterministic_algorithms" in text or _ultralytics_switch(text):
             return True
         return shape.is_entry and trains_maybe(text) and text.has_any(TORCH_TRAINING_ROOTS)
 
@@ -117,6 +125,15 @@ class DeterministicAlgorithmsOff(Rule):
                 turned_off = True
                 yield Report(site.node, "%s(False) turns deterministic algorithms off: %s — pass True"
                              % (ctx.spelling(site), _WHY), fix=_turn_on(ctx, site, mode))
+        for site in ctx.index.calls:
+            if site.method_name == ULTRALYTICS_TRAIN and (ctx.qualname(site) or "").startswith(ULTRALYTICS_ROOT):
+                value = find_arg(site.node, "deterministic")
+                if value not in (MISSING, UNKNOWN) and literal(value) == (True, False):
+                    turned_off = True
+                    yield Report(site.node, "%s(deterministic=False) turns off the deterministic mode Ultralytics"
+                                 " trains with by default: %s — pass deterministic=True (its default)"
+                                 % (ctx.spelling(site), _WHY),
+                                 fix=edits.replace(value, "True", "pass deterministic=True"))
         if turned_off or not ctx.index.imported_roots & TORCH_TRAINING_ROOTS:
             return
         if ctx.index.imported_roots & NOT_CUDA_ROOTS:
@@ -132,6 +149,10 @@ class DeterministicAlgorithmsOff(Rule):
                 ctx, "training script turns on no deterministic mode: even with a fixed seed, %s — %s at start-up"
                 % (_WHY, _framework_switch(ctx)), _framework_fix(ctx),
             )
+
+
+def _ultralytics_switch(text) -> bool:
+    return "ultralytics" in text and "deterministic" in text
 
 
 def _turn_on(ctx: FileContext, site: CallSite, mode) -> edits.Fix:

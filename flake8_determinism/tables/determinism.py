@@ -151,3 +151,21 @@ TF_TRAINING_ROOTS = frozenset({"tensorflow", "tf_keras"})
 # Calls that train a TensorFlow/Keras model (method names), and TF's tape.
 TF_TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch", "apply_gradients"})
 TF_GRADIENT_TAPE = "tensorflow.GradientTape"
+
+
+# -- torch.compile autotuning (DET301) ----------------------------------------------
+# ``mode="max-autotune"`` benchmarks kernel choices on the device and keeps the fastest (torch
+# 2.13 torch/__init__.py compile, torch/_inductor/__init__.py list_mode_options);
+# ``use_deterministic_algorithms(True)`` also turns Inductor's deterministic mode on, which
+# skips that benchmarking (torch/__init__.py use_deterministic_algorithms sets
+# ``torch._inductor.config.deterministic``).
+TORCH_COMPILE = "torch.compile"
+AUTOTUNE_MODES = ("max-autotune", "max-autotune-no-cudagraphs")
+INDUCTOR_DETERMINISTIC = ("torch._inductor.config.deterministic", "TORCHINDUCTOR_DETERMINISTIC")
+
+# -- Ultralytics (DET303) ----------------------------------------------------------------
+# ``model.train(..., deterministic=False)`` turns off what Ultralytics turns on by default
+# (ultralytics/cfg/default.yaml ``deterministic: True``; engine/trainer.py BaseTrainer calls
+# ``init_seeds(self.args.seed + 1 + RANK, deterministic=self.args.deterministic)``).
+ULTRALYTICS_ROOT = "ultralytics."
+ULTRALYTICS_TRAIN = "train"

@@ -56,6 +56,9 @@ SEEDERS = {
     "mmdet.apis.set_random_seed": _PY_NP_TORCH,
     "detectron2.utils.env.seed_all_rng": _PY_NP_TORCH,
     "timm.utils.random_seed": _PY_NP_TORCH,
+    # Ultralytics' trainer seeds random, NumPy and torch with ``seed`` (default 0) before it
+    # builds anything: engine/trainer.py BaseTrainer calls utils/torch_utils.py ``init_seeds``.
+    **{"ultralytics.%s().train" % _model: _PY_NP_TORCH for _model in ("YOLO", "YOLOWorld", "YOLOE", "RTDETR")},
     # MONAI: torch (+CUDA), random and NumPy; with seed=None a random seed (still an event).
     # monai/utils/misc.py set_determinism (MONAI 1.x).
     "monai.utils.set_determinism": _PY_NP_TORCH,
