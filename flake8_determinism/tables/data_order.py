@@ -88,10 +88,8 @@ LOGGER_NAMES = ("log", "logger")  # receivers of LOG_METHODS: ``logger``, ``self
 SET_METHODS = frozenset({"add", "update", "union", "intersection", "difference", "symmetric_difference",
                          "issubset", "issuperset", "isdisjoint", "intersection_update", "difference_update",
                          "discard"})
-# File operations a loop may do to each entry on its own (their order changes nothing),
-# and importing each module of a folder (the plugin registries of fairseq & co.).
-FILE_OPERATIONS = frozenset({"importlib.import_module", "import_module", "__import__",
-                             "os.remove", "os.unlink", "os.rmdir", "os.makedirs", "os.mkdir", "os.symlink",
+# File operations a loop may do to each entry on its own (their order changes nothing).
+FILE_OPERATIONS = frozenset({"os.remove", "os.unlink", "os.rmdir", "os.makedirs", "os.mkdir", "os.symlink",
                              "os.chmod", "os.rename", "os.replace", "shutil.move", "shutil.copy", "shutil.copy2",
                              "shutil.copyfile", "shutil.copytree", "shutil.rmtree", "unlink", "rmdir", "mkdir",
                              "chmod", "touch", "symlink_to"})
@@ -121,6 +119,9 @@ PATH_BUILDERS = frozenset({"join", "Path", "with_suffix", "with_name", "format",
 ORDER_KEEPING_METHODS = frozenset({
     "update", "write", "writelines", "fit", "partial_fit", "train", "step", "backward", "send", "put",
     "put_nowait", "push", "feed", "add_item", "add_batch", "run", "observe",
+    # Importing each listed module runs its registrations (``@register_model``) in listing order:
+    # registries, argument parsers and name clashes then depend on it (fairseq's plugin imports).
+    "import_module", "__import__", "exec_module", "load_module", "load_source", "run_path",
 })
 ORDER_KEEPING_PREFIXES = ("train", "load", "fit", "update", "add_")
 
