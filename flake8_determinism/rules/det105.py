@@ -166,7 +166,7 @@ class NonReproducibleSeed(Rule):
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Call):
-                found = self._source_call(ctx, site, node)
+                found = self._source_call(ctx, site, node, inside=depth == 0)
                 if found is not None:
                     return found, id(expr)
             if isinstance(node, (cst.Name, cst.Attribute)) and depth < 2:
@@ -181,7 +181,9 @@ class NonReproducibleSeed(Rule):
         return None
 
     @staticmethod
-    def _source_call(ctx: FileContext, site: CallSite, call) -> Optional[str]:
+    def _source_call(ctx: FileContext, site: CallSite, call, inside: bool) -> Optional[str]:
+        """What ``call`` makes the seed from, if it is not reproducible.  ``inside``: the call is
+        in the seeding call's own arguments, so it runs before that seeding."""
         if builtin_name(call, site) == "hash":
             if call.args and _hashes_text(ctx, site, call.args[0].value):
                 return "hash() of a string, which Python salts per process (PYTHONHASHSEED)"
@@ -193,7 +195,7 @@ class NonReproducibleSeed(Rule):
             return "%s(), which differs every run" % (dotted_name(call.func) or name)
         framework = DRAW_FRAMEWORK.get(name)
         if framework is not None:
-            draw = _site_of(ctx, call)
+            draw = site if inside else _site_of(ctx, call)  # ``seed_all_rng(np.random.randint(...))``
             if draw is not None and not ctx.facts.seeded_at(framework, draw):
                 return "%s(), a draw from %s, which is not seeded yet" % (
                     dotted_name(call.func) or name, RNG_NAMES.get(framework, framework))
