@@ -158,7 +158,7 @@ def _new_weights_first(ctx: FileContext, trainer) -> bool:
             return True
         if name in NEW_HEAD_KEYWORDS and find_arg(site.node, NEW_HEAD_KEYWORDS[name]) is not MISSING:
             return True
-        if name.startswith("transformers.") and name.replace(".from_pretrained", "").endswith(NEW_HEAD_SUFFIXES):
+        if name.startswith(("transformers.", "trl.")) and name.replace(".from_pretrained", "").endswith(NEW_HEAD_SUFFIXES):
             return True
     return False
 

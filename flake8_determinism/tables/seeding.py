@@ -128,7 +128,10 @@ NEW_WEIGHTS_CALLS = frozenset({
 })
 NEW_HEAD_SUFFIXES = ("ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering",
                      "ForMultipleChoice", "ForImageClassification", "ForAudioClassification",
-                     "ForAudioFrameClassification", "ForSemanticSegmentation", "ForObjectDetection")
+                     "ForAudioFrameClassification", "ForSemanticSegmentation", "ForObjectDetection",
+                     # trl's value-head wrappers add a fresh ``nn.Linear`` value head
+                     # (trl/experimental/ppo/modeling_value_head.py ``ValueHead.summary``).
+                     "WithValueHead")
 NEW_WEIGHTS_METHODS = frozenset({"from_config"})
 # Models built with a keyword that sizes a new head: ``CrossEncoder("bert-base-uncased", num_labels=1)``.
 NEW_HEAD_KEYWORDS = {
