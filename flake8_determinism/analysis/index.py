@@ -297,8 +297,15 @@ class _Walker:
         if isinstance(target, (cst.Attribute, cst.Subscript)):
             self.index.assignments.append(Assignment(target, value, scope, fn, self.order))
             children.append((target, scope, fn))
-        else:
-            self.bind_target(scope, target, "assign", value=value)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            # ``cudnn.benchmark, cudnn.deterministic = (False, True) if seed == 0 else (True, False)``
+            for position, element in enumerate(target.elements):
+                if isinstance(element.value, (cst.Attribute, cst.Subscript)):
+                    part = _element_value(value, position, len(target.elements))
+                    self.index.assignments.append(Assignment(element.value, part, scope, fn, self.order))
+                    children.append((element.value, scope, fn))
+        self.bind_target(scope, target, "assign", value=value)
 
     def named_expr(self, node: cst.NamedExpr, scope: Scope, fn):
         owner = scope
@@ -378,6 +385,20 @@ def _statements_in(block):
 def _set_display(self, node: cst.Set, scope: Scope, fn):
     self.index.set_displays.append(CallSite(node, scope, fn, self.order))
     return [(e.value, scope, fn) for e in node.elements]
+
+
+def _element_value(value, position: int, count: int):
+    """The value a tuple target's element at ``position`` gets: the matching element of a tuple
+    display, or of both branches of ``a if test else b`` (as a new ``IfExp``); else None."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        if len(value.elements) == count and not any(isinstance(e, cst.StarredElement) for e in value.elements):
+            return value.elements[position].value
+        return None
+    if isinstance(value, cst.IfExp):
+        body, orelse = _element_value(value.body, position, count), _element_value(value.orelse, position, count)
+        if body is not None and orelse is not None:
+            return cst.IfExp(test=value.test, body=body, orelse=orelse)
+    return None
 
 
 _PARENT_KEPT = frozenset(

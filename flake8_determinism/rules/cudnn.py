@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterator, Tuple
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..analysis.nodes import named_parameters
+from ..analysis.nodes import code_children, named_parameters
 from ..analysis.options import option_default_value
 from ..analysis.scopes import lookup
 
@@ -41,6 +41,14 @@ def flag_assignments(ctx: FileContext, qualname: str, value: bool,
 def default_of(ctx: FileContext, expr, scope, order, wanted: bool) -> str:
     """How ``expr`` takes the value ``wanted`` when nobody chooses: "--benchmark defaults to True",
     "the parameter benchmark defaults to True"; "" when it does not, or we cannot tell."""
+    if isinstance(expr, cst.IfExp) and _mentions_seed(expr.test):
+        # ``(True, False) if seed == 0 else ...``: the setting follows the seed (YOLOv5's init_seeds)
+        test = ctx.module.code_for_node(expr.test)
+        if literal(expr.body) == (True, wanted):
+            return "it is %r whenever %s" % (wanted, test)
+        if literal(expr.orelse) == (True, wanted):
+            return "it is %r unless %s" % (wanted, test)
+        return ""
     negated = False
     while isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
         negated, expr = not negated, expr.expression
@@ -54,6 +62,17 @@ def default_of(ctx: FileContext, expr, scope, order, wanted: bool) -> str:
     if not known or not isinstance(value, bool):
         return ""
     return how % value if (not value if negated else value) == wanted else ""
+
+
+def _mentions_seed(expr) -> bool:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+        if "seed" in name.lower():
+            return True
+        stack.extend(code_children(node))
+    return False
 
 
 def _parameter_default(ctx: FileContext, name: str, scope, order) -> Tuple[bool, object]:

@@ -98,8 +98,9 @@ class CudnnBenchmark(Rule):
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for assignment, how in flag_assignments(ctx, CUDNN_BENCHMARK, True, defaults=True):
             if how:  # a value the run can choose: only its default is known
-                yield Report(assignment.target, "cudnn.benchmark = %s, and %s: %s — default it to False"
-                             % (ctx.module.code_for_node(assignment.value), how, _WHY))
+                advice = "set it to False whatever the seed" if how.startswith("it is") else "default it to False"
+                yield Report(assignment.target, "cudnn.benchmark = %s, and %s: %s — %s"
+                             % (ctx.module.code_for_node(assignment.value), how, _WHY, advice))
                 continue
             yield Report(assignment.target, "cudnn.benchmark = True: %s — set it to False" % _WHY,
                          fix=edits.replace(assignment.value, "False", "set it to False"))
