@@ -12,6 +12,7 @@ from .det106 import UnseededTensorFlow
 from .det107 import UnseededMindSpore
 from .det108 import SklearnWithoutRandomState
 from .det109 import OptionalSeed
+from .det110 import ResumeWithoutRngState
 from .det201 import DataLoaderWorkersWithoutInitFn
 from .det202 import DataLoaderWithoutGenerator
 from .det203 import UnseededShuffle
@@ -41,6 +42,7 @@ ALL_RULES: tuple = (
     UnseededMindSpore(),
     SklearnWithoutRandomState(),
     OptionalSeed(),
+    ResumeWithoutRngState(),
     DataLoaderWorkersWithoutInitFn(),
     DataLoaderWithoutGenerator(),
     UnseededShuffle(),
