@@ -45,3 +45,20 @@ class Settings(NamedTuple):
             version = installed_torch_version()
         names = frozenset(n.strip() for n in (seed_functions or ()) if n and n.strip())
         return cls(bool(strict), version, names, (project_root or "").strip(), bool(cache))
+
+
+_LIBRARY_VERSIONS: dict = {}
+
+
+def installed_library_version(distribution: str) -> Optional[Tuple[int, ...]]:
+    """An installed library's version from its package metadata (never imported), up to three
+    numbers; None when it is not installed.  Read once per process."""
+    if distribution not in _LIBRARY_VERSIONS:
+        try:
+            text = metadata.version(distribution)
+        except (metadata.PackageNotFoundError, ValueError):
+            text = ""
+        numbers = re.match(r"\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?", text or "")
+        _LIBRARY_VERSIONS[distribution] = (
+            tuple(int(n) for n in numbers.groups() if n is not None) if numbers else None)
+    return _LIBRARY_VERSIONS[distribution]

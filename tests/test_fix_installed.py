@@ -137,3 +137,29 @@ def test_pyg_runs_use_pygs_seed_everything_where_it_is_installed(site_packages):
     installed._parameters.cache_clear()  # one process, two installations
     out = fixed(PYG_SCRIPT)
     assert "    torch_geometric.seed_everything(SEED)\n" in out and "torch.manual_seed" not in out, out
+
+
+ALBUMENTATIONS_SCRIPT = """import albumentations as A
+
+transform = A.Compose([A.HorizontalFlip(p=0.5)])
+print(transform)
+"""
+COMPOSITION_OLD = """
+class Compose:
+    def __init__(self, transforms, bbox_params=None, keypoint_params=None, additional_targets=None, p=1.0):
+        self.transforms = transforms
+"""
+COMPOSITION_NEW = """
+class Compose:
+    def __init__(self, transforms, bbox_params=None, keypoint_params=None, additional_targets=None, p=1.0,
+                 is_check_shapes=True, strict=False, mask_interpolation=None, seed=None, save_applied_params=False):
+        self.transforms = transforms
+"""
+
+
+def test_albumentations_compose_gets_a_seed_only_where_it_takes_one(site_packages):
+    package(site_packages, "albumentations", {"core/__init__.py": "", "core/composition.py": COMPOSITION_NEW})
+    assert "A.Compose([A.HorizontalFlip(p=0.5)], seed=SEED)" in fixed(ALBUMENTATIONS_SCRIPT)
+    installed._parameters.cache_clear()
+    package(site_packages, "albumentations", {"core/__init__.py": "", "core/composition.py": COMPOSITION_OLD})
+    assert "seed=SEED" not in fixed(ALBUMENTATIONS_SCRIPT)

@@ -29,10 +29,13 @@ DEFINITIONS = {
     "torch_geometric.seed_everything": ("torch_geometric", "seed.py", "seed_everything"),
     "gym.Env.reset": ("gym", "core.py", "Env.reset"),
     "gymnasium.Env.reset": ("gymnasium", "core.py", "Env.reset"),
+    # albumentations >= 1.4.21 takes ``Compose(..., seed=...)``.
+    "albumentations.Compose": ("albumentations", "core/composition.py", "Compose"),
 }
 _SPELLINGS = {
     "lightning.pytorch.seed_everything": "lightning.seed_everything",
     "lightning.fabric.seed_everything": "lightning.seed_everything",
+    "albumentations.core.composition.Compose": "albumentations.Compose",
 }
 _FOLLOW_DEPTH = 3
 

@@ -7,7 +7,10 @@ from .._lazy import cst
 from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none, literal
 from ..analysis.nodes import self_attribute
 from ..analysis.scopes import enclosing_class
-from ..tables.rng_objects import ALWAYS_UNSEEDED, DEFAULT_SAMPLER, STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS
+from ..tables.rng_objects import (
+    ALBUMENTATIONS_COMPOSE, ALBUMENTATIONS_DISTRIBUTION, ALBUMENTATIONS_OWN_RNG_SINCE, ALWAYS_UNSEEDED, DEFAULT_SAMPLER,
+    STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS,
+)
 from ..fix import edits
 from .base import Report, Rule, last_parts
 from .environments import environment_fix, unseeded_environments
@@ -31,7 +34,9 @@ class UnseededRngObject(Rule):
     with ``env.seed(...)``: its own RNG is created at the first reset.  Optuna:
     a sampler built without ``seed=``, and ``optuna.create_study()`` without
     ``sampler=`` (its default ``TPESampler()`` is unseeded; not with
-    ``directions=``, whose default sampler differs between versions).
+    ``directions=``, whose default sampler differs between versions).  albumentations: a
+    ``Compose`` without ``seed=`` where the installed release (>= 1.4.21; not installed:
+    assumed current) gives each ``Compose`` its own RNG.
 
     Why it matters: an unseeded RNG object pulls fresh OS entropy, and
     ``np.random.seed`` does not affect it, so global seeding cannot save it.
@@ -41,13 +46,15 @@ class UnseededRngObject(Rule):
     its first reset when that runs once, else ``env.reset(seed=SEED)`` once,
     right after the environment is made (resets in the episode loop stay as
     they are: seeding each would replay one episode); a study:
-    ``sampler=optuna.samplers.TPESampler(seed=SEED)``.
+    ``sampler=optuna.samplers.TPESampler(seed=SEED)``; a ``Compose``: ``seed=SEED``
+    (where the installed albumentations takes it).
     """
 
     code = "DET103"
     fixes = "safe"
     # Environments: the module names gym or gymnasium (``make`` alone is in every other file).
-    triggers = last_parts(UNSEEDED_CONSTRUCTORS) | last_parts(ALWAYS_UNSEEDED) | frozenset({"gym", "gymnasium", "create_study"})
+    triggers = last_parts(UNSEEDED_CONSTRUCTORS) | last_parts(ALWAYS_UNSEEDED) | frozenset(
+        {"gym", "gymnasium", "create_study", ALBUMENTATIONS_DISTRIBUTION})
     invalid = (
         "import numpy as np\n\nrng = np.random.default_rng()\nprint(rng.random(3))\n",
         "import numpy as np\nrng = np.random.default_rng()\n",
@@ -61,6 +68,13 @@ class UnseededRngObject(Rule):
         "import numpy as np\ndef make(**kw):\n    return np.random.default_rng(**kw)\n",
     )
     sources = (
+        (
+            "From albumentations 1.4.21 every ``Compose`` holds ``np.random.default_rng(seed)`` and "
+            "``random.Random(seed)`` of its own (``seed=None`` by default: OS entropy); 1.4.20 drew from "
+            "the global ``random`` module.",
+            "albumentations-team/albumentations albumentations/core/composition.py at tags 1.4.20 and "
+            "1.4.21 (``BaseCompose.__init__``, ``set_random_seed``)",
+        ),
         (
             "``np.random.default_rng(None)`` pulls fresh, unpredictable entropy from the OS; the "
             "function does not manage a default global instance, so ``np.random.seed`` does not reach "
@@ -134,6 +148,19 @@ class UnseededRngObject(Rule):
                 fix=edits.set_argument(site.node, "sampler", None, DEFAULT_SAMPLER, "pass a seeded sampler")
                 if ctx.facts.is_entry and not _optimizes_in_parallel(ctx) else None,
             )
+        if _albumentations_own_rng():
+            for site in ctx.calls_to(ALBUMENTATIONS_COMPOSE):
+                seed = find_arg(site.node, "seed")
+                if seed is UNKNOWN or (seed is not MISSING and not is_none(seed)):
+                    continue
+                yield Report(
+                    site.node,
+                    "%s() without seed= keeps its own RNG (albumentations >= 1.4.21), seeded from OS entropy: the"
+                    " augmentations differ every run and global seeding does not reach them — pass seed=SEED"
+                    % ctx.spelling(site),
+                    fix=edits.set_argument(site.node, "seed", None, "{SEED}", "pass the seed")._replace(
+                        requires=((site.qualname, "seed"),)) if ctx.facts.is_entry else None,
+                )
         for site, resets in unseeded_environments(ctx):
             yield Report(
                 site.node,
@@ -142,6 +169,14 @@ class UnseededRngObject(Rule):
                 " — call reset(seed=SEED) once, at the first reset" % ctx.spelling(site),
                 fix=environment_fix(ctx, site, resets),
             )
+
+
+def _albumentations_own_rng() -> bool:
+    """The installed albumentations keeps an RNG per ``Compose`` (not installed: assume a current one)."""
+    from ..settings import installed_library_version
+
+    version = installed_library_version(ALBUMENTATIONS_DISTRIBUTION)
+    return version is None or version >= ALBUMENTATIONS_OWN_RNG_SINCE
 
 
 def _optimizes_in_parallel(ctx: FileContext) -> bool:

@@ -32,6 +32,14 @@ UNSEEDED_CONSTRUCTORS = {
 STUDY_FACTORIES = frozenset({"optuna.create_study"})
 DEFAULT_SAMPLER = "{optuna}.samplers.TPESampler(seed={SEED})"
 
+# albumentations >= 1.4.21: every ``Compose`` keeps its own ``np.random.default_rng(seed)`` and
+# ``random.Random(seed)`` (albumentations/core/composition.py ``BaseCompose.__init__``/
+# ``set_random_seed``); without ``seed=`` they draw OS entropy and no global seed reaches them.
+# 1.4.20 and older draw from the global ``random``/NumPy RNGs (``random.random() < self.p``).
+ALBUMENTATIONS_COMPOSE = frozenset({"albumentations.Compose", "albumentations.core.composition.Compose"})
+ALBUMENTATIONS_DISTRIBUTION = "albumentations"
+ALBUMENTATIONS_OWN_RNG_SINCE = (1, 4, 21)
+
 # Constructors that are unseeded whatever their arguments.
 ALWAYS_UNSEEDED = frozenset({"tensorflow.random.Generator.from_non_deterministic_state"})
 
