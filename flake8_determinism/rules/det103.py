@@ -13,6 +13,7 @@ from ..tables.rng_objects import (
 )
 from ..fix import edits
 from .base import Report, Rule, last_parts
+from .monai_transforms import unseeded_monai_loaders
 from .environments import environment_fix, unseeded_environments
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -36,7 +37,9 @@ class UnseededRngObject(Rule):
     ``sampler=`` (its default ``TPESampler()`` is unseeded; not with
     ``directions=``, whose default sampler differs between versions).  albumentations: a
     ``Compose`` without ``seed=`` where the installed release (>= 1.4.21; not installed:
-    assumed current) gives each ``Compose`` its own RNG.
+    assumed current) gives each ``Compose`` its own RNG.  MONAI: a torch ``DataLoader`` without
+    worker processes over a MONAI dataset whose transform has a ``Rand*`` transform, in a module
+    that never calls ``set_random_state`` (with workers DET201 reports the loader).
 
     Why it matters: an unseeded RNG object pulls fresh OS entropy, and
     ``np.random.seed`` does not affect it, so global seeding cannot save it.
@@ -54,7 +57,7 @@ class UnseededRngObject(Rule):
     fixes = "safe"
     # Environments: the module names gym or gymnasium (``make`` alone is in every other file).
     triggers = last_parts(UNSEEDED_CONSTRUCTORS) | last_parts(ALWAYS_UNSEEDED) | frozenset(
-        {"gym", "gymnasium", "create_study", ALBUMENTATIONS_DISTRIBUTION})
+        {"gym", "gymnasium", "create_study", ALBUMENTATIONS_DISTRIBUTION, "monai"})
     invalid = (
         "import numpy as np\n\nrng = np.random.default_rng()\nprint(rng.random(3))\n",
         "import numpy as np\nrng = np.random.default_rng()\n",
@@ -68,6 +71,13 @@ class UnseededRngObject(Rule):
         "import numpy as np\ndef make(**kw):\n    return np.random.default_rng(**kw)\n",
     )
     sources = (
+        (
+            "MONAI's random transforms draw from ``Randomizable.R``, a ``np.random.RandomState()`` of "
+            "their own; ``set_determinism`` does not reach them, ``set_random_state()`` or "
+            "``monai.data.DataLoader`` (``worker_init_fn``/``set_rnd``) seed them.",
+            "Project-MONAI/MONAI monai/transforms/transform.py ``Randomizable``; monai/utils/misc.py "
+            "``set_determinism`` (its Note); monai/data/dataloader.py",
+        ),
         (
             "From albumentations 1.4.21 every ``Compose`` holds ``np.random.default_rng(seed)`` and "
             "``random.Random(seed)`` of its own (``seed=None`` by default: OS entropy); 1.4.20 drew from "
@@ -161,6 +171,14 @@ class UnseededRngObject(Rule):
                     fix=edits.set_argument(site.node, "seed", None, "{SEED}", "pass the seed")._replace(
                         requires=((site.qualname, "seed"),)) if ctx.facts.is_entry else None,
                 )
+        for site in unseeded_monai_loaders(ctx):
+            yield Report(
+                site.node,
+                "%s() over a MONAI dataset whose random transforms hold their own RandomState: a torch DataLoader"
+                " does not seed them (set_determinism does not either), so the augmentations differ every run —"
+                " use monai.data.DataLoader, or call set_random_state(seed=SEED) on the transform"
+                % ctx.spelling(site),
+            )
         for site, resets in unseeded_environments(ctx):
             yield Report(
                 site.node,

@@ -40,6 +40,15 @@ ALBUMENTATIONS_COMPOSE = frozenset({"albumentations.Compose", "albumentations.co
 ALBUMENTATIONS_DISTRIBUTION = "albumentations"
 ALBUMENTATIONS_OWN_RNG_SINCE = (1, 4, 21)
 
+# MONAI: ``Randomizable.R = np.random.RandomState()`` (monai/transforms/transform.py), not reached by
+# ``set_determinism`` (monai/utils/misc.py, its Note); ``monai.data.DataLoader`` seeds the dataset's
+# transforms (monai/data/dataloader.py, monai/data/utils.py ``worker_init_fn``/``set_rnd``), a
+# torch DataLoader does not.
+MONAI_RANDOM_TRANSFORMS = ("monai.transforms.Rand",)  # RandFlip, RandCropByPosNegLabeld, ...
+MONAI_DATASETS = frozenset({"monai.data.", "monai.apps."})  # Dataset, CacheDataset, DecathlonDataset, ...
+MONAI_SEEDING_METHOD = "set_random_state"
+TORCH_DATALOADER = "torch.utils.data.DataLoader"
+
 # Constructors that are unseeded whatever their arguments.
 ALWAYS_UNSEEDED = frozenset({"tensorflow.random.Generator.from_non_deterministic_state"})
 
