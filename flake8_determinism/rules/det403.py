@@ -4,9 +4,11 @@ import re
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from .._lazy import cst
-from ..analysis.args import MISSING, find_arg
+from ..analysis.args import MISSING, find_arg, literal
+from ..analysis.scopes import lookup
 from ..analysis.nodes import code_children, named_parameters
 from ..fix import edits
+from ..tables.seeding import TORCH
 from ..tables.stochastic import ALWAYS_ON_IN_FORWARD, DROPOUT
 from .base import Report, Rule, last_parts
 from .stochastic import inert
@@ -14,6 +16,13 @@ from .stochastic import inert
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
+
+# Evaluation: functions named so, or calling one of these (gradients off).
+EVALUATION_FUNCTION = re.compile(r"^_?(eval|evaluate|evaluation|validate|validation|valid|val|test|predict|infer|inference)(_|$)",
+                                 re.IGNORECASE)
+NO_GRAD_CALLS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.set_grad_enabled"})
+MOVES = frozenset({"to", "cuda", "cpu", "double", "float", "half"})  # ``Net().to(device)`` is still a Net
+TORCH_DROPOUT = frozenset(name for name, op in DROPOUT.items() if op.framework == TORCH)
 
 # Dropout kept on at inference on purpose: Monte Carlo dropout, Bayesian approximations.
 _ON_PURPOSE = re.compile(r"(^|_)mc(_|$)|mcdropout|monte|bayes|uncertain", re.IGNORECASE)
@@ -40,7 +49,7 @@ class DropoutAtEvaluation(Rule):
 
     code = "DET403"
     fixes = "unsafe"
-    triggers = last_parts(ALWAYS_ON_IN_FORWARD)
+    triggers = last_parts(ALWAYS_ON_IN_FORWARD) | last_parts(TORCH_DROPOUT)
     invalid = (
         "import torch.nn as nn\nimport torch.nn.functional as F\n\n\nclass Net(nn.Module):\n"
         "    def forward(self, x):\n        return F.dropout(x, 0.5)\n",
@@ -71,6 +80,11 @@ class DropoutAtEvaluation(Rule):
     )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
+        yield from self._functional_in_forward(ctx)
+        yield from _evaluated_in_training_mode(ctx)
+
+    @staticmethod
+    def _functional_in_forward(ctx: FileContext) -> Iterator[Report]:
         tested: dict = {}  # id(forward) -> ids of its calls under a test of the mode
         for site in ctx.calls_to(ALWAYS_ON_IN_FORWARD):
             owner = _forward_owner(site)
@@ -87,6 +101,90 @@ class DropoutAtEvaluation(Rule):
             self_name = _self_name(site.fn.node)
             yield Report(site.node, _message(ctx.spelling(site)),
                          fix=_fix(site.node, self_name) if self_name else None)
+
+
+def _evaluated_in_training_mode(ctx: FileContext) -> Iterator[Report]:
+    """A model of a class defined here that holds dropout, called in an evaluation (a function
+    named ``evaluate``/``test``/``predict``/..., or one that turns gradients off), in a module
+    where nothing is ever put in evaluation mode.  One report per module, at the first call."""
+    if not ctx.facts.is_entry or any(_leaves_training_mode(site) for site in ctx.index.calls):
+        return
+    holders = _dropout_classes(ctx)
+    if not holders:
+        return
+    gradient_free = {id(site.fn.node) for site in ctx.calls_to(NO_GRAD_CALLS) if site.fn is not None}
+    for site in ctx.index.calls:
+        fn = site.fn
+        if fn is None or not isinstance(site.node.func, cst.Name) or not ctx.facts.reaches(fn):
+            continue
+        if not (EVALUATION_FUNCTION.match(fn.name) or id(fn.node) in gradient_free):
+            continue
+        klass = _model_class(ctx, site, site.node.func.value, holders)
+        if klass is not None:
+            yield Report(site.node, "%s(...) is evaluated in training mode: %s holds dropout and nothing here calls"
+                         " .eval(), so every evaluation draws new dropout masks and its scores differ run to run"
+                         " — call %s.eval() before evaluating (and .train() before training again)"
+                         % (site.node.func.value, klass, site.node.func.value))
+            return
+
+
+def _leaves_training_mode(site: CallSite) -> bool:
+    """``x.eval()``, ``x.train(False)``, ``x.train(mode=flag)``: something may leave training mode."""
+    if not isinstance(site.node.func, cst.Attribute):
+        return False
+    method = site.method_name
+    if method == "eval" and not site.node.args:
+        return True
+    if method == "train":
+        mode = find_arg(site.node, "mode", 0)
+        return mode is not MISSING and literal(mode) != (True, True)  # False, or a flag: maybe off
+    return False
+
+
+def _dropout_classes(ctx: FileContext) -> dict:
+    """Name -> name of classes defined here that build a torch dropout layer (or call a dropout
+    functional), themselves or through a local base."""
+    direct = set()
+    for site in ctx.calls_to(TORCH_DROPOUT):
+        owner = site.fn.parent_scope.node if site.fn is not None and site.fn.is_method else None
+        if isinstance(owner, cst.ClassDef) and not inert(site, DROPOUT[site.qualname]):
+            direct.add(id(owner))
+    found = {}
+    for node, _, _ in ctx.index.classes:
+        if any(id(ancestor) in direct for ancestor, _, _ in ctx.index.local_ancestry(node)):
+            found[node.name.value] = node.name.value
+    return found
+
+
+def _model_class(ctx: FileContext, site: CallSite, name: str, holders: dict) -> Optional[str]:
+    """The dropout class whose instance ``name`` holds at the call: assigned from ``Class(...)``, or
+    a parameter every caller here passes such an instance (one level)."""
+    binding = lookup(site.scope, name, site.order)
+    if binding is None:
+        return None
+    if binding.kind == "assign":
+        return _built_class(binding.value, holders)
+    if binding.kind != "param" or site.fn is None:
+        return None
+    fn = site.fn
+    position = next((i for i, p in enumerate(named_parameters(fn.node.params)) if p.name.value == name), None)
+    classes = set()
+    for caller in ctx.facts.callers.get(id(fn.node), ()):
+        argument = find_arg(caller.node, name, position)
+        if not isinstance(argument, cst.Name):
+            return None
+        bound = lookup(caller.scope, argument.value, caller.order)
+        classes.add(_built_class(bound.value, holders) if bound is not None and bound.kind == "assign" else None)
+    return classes.pop() if len(classes) == 1 else None
+
+
+def _built_class(value, holders: dict) -> Optional[str]:
+    """``Net(...)`` or ``Net(...).to(device)`` / ``.cuda()``: the class name when it holds dropout."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MOVES:
+        value = value.func.value
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+        return holders.get(value.func.value)
+    return None
 
 
 def _forward_owner(site: CallSite) -> Optional[cst.ClassDef]:
