@@ -37,7 +37,10 @@ class DropoutAtEvaluation(Rule):
     (Tacotron 2's prenet keeps dropout at inference).  Quiet when the rate is a literal 0, when the
     call sits under a test of ``training`` (``if self.training:``), and in modules that keep
     dropout on at inference on purpose (Monte Carlo dropout: ``mc``, ``bayes``,
-    ``uncertainty`` in the class's, the method's or its parameters' names).
+    ``uncertainty`` in the class's, the method's or its parameters' names).  And, in an entry
+    module where nothing ever leaves training mode (no ``.eval()``, no ``.train(False)``), a
+    model of a class defined here that holds dropout, called in an evaluation: a function named
+    ``evaluate``/``validate``/``test``/``predict``/``infer``... or one that turns gradients off.
 
     Why it matters: every evaluation, validation score and prediction then draws fresh
     dropout masks: two evaluations of the same checkpoint disagree, and the scores are
