@@ -139,6 +139,10 @@ class UninitializedMemory(Rule):
         "    def forward(self, x):\n        return x * self.weight\n"
     )
 
+    def might_fire(self, text, settings) -> bool:
+        # ``empty`` is a common word (``queue.empty()``, ``df.empty``): a parameter or buffer is spelled too.
+        return super().might_fire(text, settings) and text.has_any(M.HOLDER_WORDS)
+
     def check(self, ctx: FileContext) -> Iterator[Report]:
         creations = [found for site in _empty_calls(ctx) for found in [_creation(ctx, site)] if found]
         if not creations:
@@ -292,11 +296,15 @@ def _plain_module(ctx: FileContext, klass) -> bool:
                     continue  # in the ancestry already
                 if binding is None and expr.value == "object":
                     continue
+            if isinstance(expr, cst.Subscript):  # ``Generic[T]``
+                expr = expr.value
             qualname = ctx.resolver.resolve(expr, scope, order)
+            if qualname in M.STATELESS_BASES:
+                continue
             if qualname in M.PLAIN_MODULE_BASES:
                 module_like = True
                 continue
-            bases = _project_library_bases(ctx, qualname)
+            bases = _project_library_bases(ctx, qualname) - M.STATELESS_BASES
             if bases and bases <= M.PLAIN_MODULE_BASES:
                 module_like = True
                 continue
@@ -619,8 +627,10 @@ def _inherited_initializes(ctx: FileContext, klass, method: str, name: str) -> b
                 binding = lookup(scope, expr.value, order)
                 if binding is not None and binding.kind == "class":
                     continue
+            if isinstance(expr, cst.Subscript):
+                expr = expr.value
             qualname = ctx.resolver.resolve(expr, scope, order)
-            if qualname in M.PLAIN_MODULE_BASES:
+            if qualname in M.PLAIN_MODULE_BASES or qualname in M.STATELESS_BASES:
                 continue
             target = project.class_target(qualname) if qualname else None
             if target is None:

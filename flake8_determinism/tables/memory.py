@@ -12,6 +12,9 @@ initializes, only reads metadata of, or passes on a parameter or buffer.
 EMPTY_CONSTRUCTORS = frozenset({"torch.empty", "torch.empty_like"})
 EMPTY_METHODS = frozenset({"new_empty"})
 
+# Words one of which every parameter or buffer made here spells (the pre-check's second word).
+HOLDER_WORDS = frozenset({"Parameter", "register_buffer", "register_parameter", "Buffer"})
+
 # What turns a tensor into a module's parameter or buffer.
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 BUFFER_CLASSES = frozenset({"torch.nn.Buffer", "torch.nn.parameter.Buffer"})
@@ -71,6 +74,9 @@ PLAIN_MODULE_BASES = frozenset({
     "torch.nn.ModuleDict", "lightning.LightningModule", "lightning.pytorch.LightningModule",
     "lightning.pytorch.core.LightningModule", "lightning.pytorch.core.module.LightningModule",
 })
+
+# Bases that add no state: ``class Router(ABC, MegatronModule)`` is judged by its other bases.
+STATELESS_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol"})
 
 # ``nn.Module`` methods a class calls on itself that initialize nothing.
 MODULE_METHODS_NOT_INITIALIZING = frozenset({
