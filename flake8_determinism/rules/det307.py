@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast as _ast
 import builtins
 import os
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Set
 
@@ -29,6 +30,7 @@ META = "meta"  # only its shape, device, dtype, ...
 _FORWARD = "forward"
 _BY_NAME = frozenset({"_parameters", "_buffers", "__dict__"})
 _BUILTINS = frozenset(dir(builtins))
+_INIT_WORD = re.compile(r"(?:^|_)init", re.IGNORECASE)
 
 
 class Creation(NamedTuple):
@@ -383,6 +385,13 @@ class _ModuleUses:
                 parents[id(child)] = node
                 stack.append((child, inner))
 
+    def _local(self, call):
+        """The function or method of this module a call runs, if any (FunctionInfo)."""
+        site = self.sites.get(id(call))
+        if site is None:
+            return None
+        return self.ctx.resolver.local_function(call.func, site.scope, site.order, self.ctx.index.functions)
+
     def qualname(self, call) -> Optional[str]:
         site = self.sites.get(id(call))
         return self.ctx.qualname(site) if site is not None else None
@@ -400,8 +409,9 @@ class _ModuleUses:
             elif method.endswith("_") and not method.startswith("_") and method not in M.NOT_WRITING_INPLACE:
                 self.writes_in[key] = True
             elif isinstance(func, cst.Name) and func.value not in _BUILTINS and call.args and (
-                    not name or not name.startswith("torch")) and _function_name(fn) != _FORWARD:
-                self.writes_in[key] = True  # ``glorot(w)``: an initializer we cannot see
+                    not name or not name.startswith("torch")) and _function_name(fn) != _FORWARD and (
+                    self._local(call) is None):
+                self.writes_in[key] = True  # ``glorot(w)``: an initializer we cannot see (ours: read below)
             if method == M.PRETRAINED_INIT or (isinstance(func, cst.Name) and func.value == M.PRETRAINED_INIT):
                 self.pretrained = True
             receiver = func.value if isinstance(func, cst.Attribute) else None
@@ -422,12 +432,27 @@ class _ModuleUses:
                 if isinstance(first, cst.Name) and first.value == "self":
                     if len(call.args) < 2 or not literal(call.args[1].value)[0]:
                         self.dynamic.add(key)
+        self._writes_through_calls()
         for key, receiver in loops_over.items():
             if self.writes_in.get(key):
                 if receiver == "self":
                     self.iterates_self.add(key)
                 else:
                     self.blanket = True  # ``for p in m.parameters(): nn.init.normal_(p)``
+
+    def _writes_through_calls(self) -> None:
+        """A body that calls a function or method of this module whose body initializes initializes too."""
+        calls = []
+        for call, fn in self.calls:
+            local = self._local(call)
+            if local is not None and call.args:
+                calls.append((id(fn) if fn is not None else 0, id(local.node)))
+        changed = True
+        while changed:
+            changed = False
+            for caller, callee in calls:
+                if self.writes_in.get(callee) and not self.writes_in.get(caller):
+                    self.writes_in[caller] = changed = True
 
     def _looped_over(self, call) -> bool:
         """``for p in self.parameters()`` (also through ``enumerate``/``zip``/``list``, in a comprehension)."""
@@ -513,6 +538,9 @@ class _ModuleUses:
         if _initializer_name(called):
             return WRITE  # ``trunc_normal_(self.pos_embed)`` (timm), ``constant_init(self.w, 0)`` (mmcv)
         in_forward = _function_name(fn) == _FORWARD
+        local = self._local(call)
+        if local is not None:  # a function or method we can read: does its body initialize anything?
+            return PASS if self.writes_in.get(id(local.node)) and not in_forward else READ
         if name:
             root = name.split(".", 1)[0]
             if root in KNOWN_ROOTS or root in ("math", "builtins", "functools", "itertools", "operator"):
@@ -725,9 +753,10 @@ def _function_name(fn) -> str:
 
 
 def _initializer_name(called: str) -> bool:
-    """Named like an initializer: in place (``trunc_normal_``, ``uniform_``) or ``*init*``."""
+    """Named like an initializer: in place (``trunc_normal_``, ``uniform_``) or ``init``/``initialize`` as
+    a word (``constant_init``, ``init_weights``; not ``is_uninitialized_parameter``)."""
     return (called.endswith("_") and not called.startswith("_") and called not in M.NOT_WRITING_INPLACE) or (
-        "init" in called.lower() and not called.startswith("__"))
+        _INIT_WORD.search(called) is not None and not called.startswith("__"))
 
 
 def _initializing_name(method: str) -> bool:
