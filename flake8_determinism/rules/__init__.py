@@ -27,6 +27,7 @@ from .det303 import DeterministicAlgorithmsOff
 from .det304 import NondeterministicCudaOp
 from .det305 import CublasWorkspaceNotSet
 from .det306 import TensorFlowOpDeterminismOff
+from .det307 import UninitializedMemory
 from .det401 import UnseededDropout
 from .det402 import UnseededRandomTransform
 from .det403 import DropoutAtEvaluation
@@ -57,6 +58,7 @@ ALL_RULES: tuple = (
     NondeterministicCudaOp(),
     CublasWorkspaceNotSet(),
     TensorFlowOpDeterminismOff(),
+    UninitializedMemory(),
     UnseededDropout(),
     UnseededRandomTransform(),
     DropoutAtEvaluation(),
