@@ -2,9 +2,7 @@ from __future__ import annotations
 
 import ast as _ast
 import builtins
-import os
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Set
 
 from .._lazy import cst
@@ -666,44 +664,13 @@ def _inherited_initializes(ctx: FileContext, klass, method: str, name: str) -> b
             found = project.project.method(target, method)
             if found is None or found.kind != "function":
                 continue
-            body = _project_function(found.module.path, found.key)
+            from ..analysis.project.model import function_tree  # the project floor reads its files
+
+            body = function_tree(found)
             if body is None or _ast_initializes(body, name):
                 return True
             return False
     return True
-
-
-def _project_function(path: str, key: str):
-    """The ``ast`` of the project function ``key`` (``Class.method``) in ``path``, or None."""
-    tree = _parsed(path)
-    if tree is None:
-        return None
-    nodes = tree.body
-    found = None
-    for part in key.split("@", 1)[0].split("."):
-        found = next((n for n in nodes if isinstance(n, (_ast.ClassDef, _ast.FunctionDef, _ast.AsyncFunctionDef))
-                      and n.name == part), None)
-        if found is None:
-            return None
-        nodes = found.body
-    return found if isinstance(found, (_ast.FunctionDef, _ast.AsyncFunctionDef)) else None
-
-
-@lru_cache(maxsize=64)
-def _parsed_at(path: str, stamp: tuple):
-    try:
-        with open(path, "rb") as handle:
-            return _ast.parse(handle.read())
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
-def _parsed(path: str):
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return _parsed_at(path, (info.st_size, info.st_mtime_ns))
 
 
 def _ast_initializes(function, name: str) -> bool:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 from .._lazy import cst
 from ..analysis.args import MISSING, find_arg, literal
 from ..analysis.scopes import lookup
-from ..analysis.nodes import code_children, named_parameters
+from ..analysis.nodes import calls_in, code_children, named_parameters
 from ..fix import edits
 from ..tables.seeding import TORCH
 from ..tables.stochastic import ALWAYS_ON_IN_FORWARD, DROPOUT
@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 # Evaluation: functions named so, or calling one of these (gradients off).
 EVALUATION_FUNCTION = re.compile(r"^_?(eval|evaluate|evaluation|validate|validation|valid|val|test|predict|infer|inference)(_|$)",
                                  re.IGNORECASE)
-NO_GRAD_CALLS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.set_grad_enabled"})
+NO_GRAD_CALLS = frozenset({"torch.no_grad", "torch.inference_mode"})
 MOVES = frozenset({"to", "cuda", "cpu", "double", "float", "half"})  # ``Net().to(device)`` is still a Net
 TORCH_DROPOUT = frozenset(name for name, op in DROPOUT.items() if op.framework == TORCH)
 
@@ -115,12 +115,12 @@ def _evaluated_in_training_mode(ctx: FileContext) -> Iterator[Report]:
     holders = _dropout_classes(ctx)
     if not holders:
         return
-    gradient_free = {id(site.fn.node) for site in ctx.calls_to(NO_GRAD_CALLS) if site.fn is not None}
+    gradient_free = _calls_without_gradients(ctx)
     for site in ctx.index.calls:
         fn = site.fn
         if fn is None or not isinstance(site.node.func, cst.Name) or not ctx.facts.reaches(fn):
             continue
-        if not (EVALUATION_FUNCTION.match(fn.name) or id(fn.node) in gradient_free):
+        if not (EVALUATION_FUNCTION.match(fn.name) or id(site.node) in gradient_free):
             continue
         klass = _model_class(ctx, site, site.node.func.value, holders)
         if klass is not None:
@@ -129,6 +129,34 @@ def _evaluated_in_training_mode(ctx: FileContext) -> Iterator[Report]:
                          " — call %s.eval() before evaluating (and .train() before training again)"
                          % (site.node.func.value, klass, site.node.func.value))
             return
+
+
+def _calls_without_gradients(ctx: FileContext) -> set:
+    """Ids of the calls made with gradients off: in a ``with torch.no_grad():`` (or
+    ``inference_mode()``) block, or in a function decorated with one."""
+    found: set = set()
+    for function in ctx.index.functions.values():
+        node = function.node
+        if any(_turns_gradients_off(ctx, d.decorator, function) for d in node.decorators):
+            found |= calls_in([node.body])
+            continue
+        stack = [node.body]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            if isinstance(current, cst.With) and any(_turns_gradients_off(ctx, item.item, function)
+                                                     for item in current.items):
+                found |= calls_in([current.body])
+                continue
+            stack.extend(code_children(current))
+    return found
+
+
+def _turns_gradients_off(ctx: FileContext, expr, function) -> bool:
+    call = expr if isinstance(expr, cst.Call) else None
+    name = ctx.resolver.resolve(call.func if call is not None else expr, function.scope, 0) or ""
+    return name in NO_GRAD_CALLS
 
 
 def _leaves_training_mode(site: CallSite) -> bool:

@@ -552,6 +552,15 @@ def _merge(effects: Effects, seeds: set, unseeded: _Uses, deferred: _Uses) -> No
 
 def _summarize_file(path: str, size: int) -> Optional[dict]:
     """The summary of a module on disk; None when it cannot be read or parsed (unknown)."""
+    tree = _parse_file(path, size)
+    try:
+        return S.summarize(tree) if tree is not None else None
+    except (ValueError, RecursionError, MemoryError, TypeError):
+        return None
+
+
+def _parse_file(path: str, size: int) -> Optional[ast.Module]:
+    """The ``ast`` of a module on disk; None when it cannot be read or parsed."""
     if size > MAX_MODULE_BYTES:
         return None
     try:
@@ -564,10 +573,35 @@ def _summarize_file(path: str, size: int) -> Optional[dict]:
             text = data.decode(encoding)
         except (SyntaxError, LookupError, UnicodeDecodeError):
             text = data.decode("latin-1")
-        tree = ast.parse(text, filename=path)
-        return S.summarize(tree)
+        return ast.parse(text, filename=path)
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, TypeError):
         return None
+
+
+_TREES: Dict[str, tuple] = {}  # path -> (stamp, ast), the last few a rule asked to read whole
+
+
+def function_tree(target: "Target") -> Optional[ast.AST]:
+    """The ``ast`` of a project function (``Class.method``) for the rules that judge a body the
+    summary does not describe (DET307: does an inherited method initialize an attribute?).  Read
+    at the stamp its summary was made at, so the lint's cache witness covers it."""
+    module = target.module
+    at = module.stamp
+    if at is None or not module.path.endswith(".py"):
+        return None
+    cached = _TREES.get(module.path)
+    if cached is None or cached[0] != at:
+        if len(_TREES) > 64:
+            _TREES.clear()
+        cached = _TREES[module.path] = (at, _parse_file(module.path, at[0]))
+    nodes, found = cached[1].body if cached[1] is not None else [], None
+    for part in target.key.split("@", 1)[0].split("."):
+        found = next((n for n in nodes if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n.name == part), None)
+        if found is None:
+            return None
+        nodes = found.body
+    return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
 # -- the project of a linted file ----------------------------------------------------------
