@@ -137,6 +137,8 @@ def _calls_without_gradients(ctx: FileContext) -> set:
     found: set = set()
     for function in ctx.index.functions.values():
         node = function.node
+        if not isinstance(node, cst.FunctionDef):
+            continue  # a lambda holds no with-block
         if any(_turns_gradients_off(ctx, d.decorator, function) for d in node.decorators):
             found |= calls_in([node.body])
             continue
