@@ -26,10 +26,10 @@ OBJECT = "object"  # hashed by identity or its own __hash__: not this rule's (RU
 
 # What the hash decides (the ends of its way through the code).
 SPLIT = "the split or bucket it picks changes every run"
-FILE = "the file name made from it changes every run, so what one run caches the next never finds"
+FILE = "the file name made from it changes every run (what one run caches, the next never finds)"
 SORT = "the order it sorts into changes every run"
 SEED = "the seed made from it changes every run"
-IDENTIFIER = "the id (bucket, file name, key) made from it changes every run"
+IDENTIFIER = "the value made from it (an id, a bucket, a feature, a name) changes every run"
 
 # How far the value is followed: through variables, returns to callers, attributes.
 _DEPTH = 3
@@ -189,6 +189,8 @@ def _in_mapping_class(ctx: FileContext, site: CallSite) -> bool:
     klass = enclosing_class(site.scope)
     if klass is None:
         return False
+    if {_singular(w) for w in name_words(klass.node.name.value)} & T.MAPPING_CLASS_WORDS:
+        return True
     return any(
         fn.is_method and fn.parent_scope is klass and fn.name in T.MAPPING_METHODS
         for fn in ctx.index.functions.values()
@@ -220,6 +222,8 @@ def _kind_of_name(name: str) -> Optional[str]:
 
 def argument_kind(ctx: FileContext, expr, scope, order: int, depth: int = 0) -> str:
     """TEXT / TEXT_TUPLE / MAYBE_TEXT / NUMBER / OBJECT for an expression given to ``hash()``."""
+    if depth > 2 * _DEPTH + 4:
+        return MAYBE_TEXT  # a long chain of operations: stop looking
     if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return TEXT
     if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary)):
@@ -432,6 +436,10 @@ def element_kind(ctx: FileContext, items, scope, order: int, depth: int = 0) -> 
         binding = lookup(scope, items.value, order)
         if binding is not None and binding.kind == "assign" and binding.value is not None:
             return element_kind(ctx, binding.value, binding.scope, binding.order, depth + 1)
+        if binding is not None and binding.kind == "param" and binding.value is not None:
+            found = _annotation_kind(binding.value.annotation)  # ``texts: List[str]``
+            if found is not None:
+                return TEXT if found in (TEXT, TEXT_TUPLE) else found
         found = _kind_of_name(items.value)
         if found is not None:
             return found
@@ -734,7 +742,8 @@ class _Walker:
                     return found
             return None
         if state == _NAMED and name_words(fn.name) & T.PATH_WORDS:
-            return FILE  # ``def cache_name(self): return f"{self.root}_{hash(key)}"``: a name kept
+            # ``def cache_name(self): return f"{self.root}_{hash(key)}"``: a name kept
+            return FILE if file_shaped else IDENTIFIER
         return self._ends(state, file_shaped)
 
     def _lambda_result(self, fn, state: str, depth: int, file_shaped: bool) -> Optional[str]:

@@ -196,9 +196,12 @@ OBJECT_WORDS = frozenset({
 # Containers indexed by a hash in memory only (``self._cache[hash(token) % size]``: a bounded
 # cache whose slot is checked against the key): words of their names.
 MEMORY_WORDS = frozenset({"cache", "memo", "memory", "lock", "mutex", "seen", "lru", "slot", "table", "hashtable"})
-# Methods of a class implementing a mapping or set itself: its ``hash(key) % size`` picks a slot
-# of the object's own storage, never kept beyond the process.
-MAPPING_METHODS = frozenset({"__getitem__", "__setitem__", "__contains__", "__delitem__"})
+# A class implementing a mapping or set itself (it stores by key, or is named so): its
+# ``hash(key) % size`` picks a slot of the object's own storage, never kept beyond the process.
+# (``__getitem__`` alone says nothing: every Dataset has one.)
+MAPPING_METHODS = frozenset({"__setitem__", "__delitem__", "__contains__"})
+# (Not "map", "set" or "cache": a MindMap, a DataSet, a DiskCache writing files.)
+MAPPING_CLASS_WORDS = frozenset({"table", "hashtable", "hashmap", "dict", "hashset", "bloom", "lru"})
 # Calls a hash's value can reach that pick an order by it (``key=``).
 SORTING_BY_KEY = frozenset({"sorted", "min", "max", "sort", "nsmallest", "nlargest", "groupby"})
 # Keywords of any call that take a seed.
