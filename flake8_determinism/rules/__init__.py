@@ -21,6 +21,7 @@ from .det205 import SamplerWithoutGenerator
 from .det206 import UnsortedListing
 from .det207 import OrderFromSet
 from .det208 import HashSeedSetInProcess
+from .det209 import HashDecidesResult
 from .det301 import CudnnBenchmark
 from .det302 import CudnnNotDeterministic
 from .det303 import DeterministicAlgorithmsOff
@@ -52,6 +53,7 @@ ALL_RULES: tuple = (
     UnsortedListing(),
     OrderFromSet(),
     HashSeedSetInProcess(),
+    HashDecidesResult(),
     CudnnBenchmark(),
     CudnnNotDeterministic(),
     DeterministicAlgorithmsOff(),

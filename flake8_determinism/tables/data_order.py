@@ -159,3 +159,75 @@ MINDSPORE_SHUFFLING_DATASETS = frozenset(
 )
 
 HASH_SEED_VARIABLE = "PYTHONHASHSEED"
+
+# DET209: ``hash()`` of a str/bytes deciding a result.  Python salts the hashes of ``str`` and
+# ``bytes`` (and of the tuples, frozensets and paths holding them) per process
+# (https://docs.python.org/3/reference/datamodel.html#object.__hash__); numbers hash to themselves.
+# Builtins whose result is a str or bytes.
+TEXT_BUILTINS = frozenset({"str", "repr", "ascii", "format", "chr", "bytes", "hex", "oct", "bin"})
+# Methods whose result is a str or bytes (on a str, bytes, path or digest).
+TEXT_METHODS = frozenset({
+    "join", "format", "lower", "upper", "casefold", "title", "capitalize", "strip", "lstrip", "rstrip",
+    "replace", "encode", "decode", "hexdigest", "digest", "tobytes", "zfill", "removeprefix", "removesuffix",
+    "as_posix", "read_text", "read_bytes", "getvalue", "format_map", "expandtabs", "ljust", "rjust", "center",
+})
+# Library calls returning a str, bytes or path (a path hashes like its string).
+TEXT_CALLS = frozenset({
+    "json.dumps", "pickle.dumps", "yaml.dump", "yaml.safe_dump", "os.path.join", "os.path.basename",
+    "os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.normpath", "os.path.expanduser",
+    "os.path.relpath", "os.getcwd", "os.fspath", "socket.gethostname", "platform.node", "inspect.getsource",
+    "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "omegaconf.OmegaConf.to_yaml",
+})
+# Builtins whose result is a number (hashed to itself: the same in every process).
+NUMBER_BUILTINS = frozenset({"int", "float", "len", "ord", "round", "abs", "id", "hash", "bool", "complex", "sum",
+                             "divmod", "pow"})
+# Methods whose result is a number.
+NUMBER_METHODS = frozenset({"item", "count", "index", "find", "rfind", "numel", "nelement", "dim", "size",
+                            "bit_length", "toordinal", "timestamp"})
+# Annotations of a str/bytes/path parameter, and of a number.
+TEXT_ANNOTATIONS = frozenset({"str", "bytes", "Path", "PurePath", "PathLike", "AnyStr", "Text"})
+NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool", "complex"})
+# Words of a variable's or attribute's name that say what it holds (split at ``_`` and case
+# changes): a number, or an object hashed by identity or its own ``__hash__`` -- neither is
+# salted like a str.  Other names are taken as "may well be a str" only where the hash's use
+# is one of the shapes DET209 reports (a split, a file name, a sort key, a seed).
+NUMBER_WORDS = frozenset({
+    "i", "j", "n", "idx", "index", "indices", "num", "number", "count", "step", "steps", "epoch", "seed", "size",
+    "length", "len", "dim", "rank", "iteration", "iter", "int", "integer", "shape", "height", "width", "depth",
+    "timestamp", "port", "pid", "total",
+})
+OBJECT_WORDS = frozenset({
+    "self", "cls", "model", "module", "net", "network", "layer", "fn", "func", "function", "obj", "object",
+    "instance", "tensor", "array", "arr", "graph", "node", "op", "callable", "klass", "type", "dtype", "device",
+    "optimizer", "dataset", "loader", "env", "proxy", "ref", "frame",
+})
+# Containers indexed by a hash in memory only (``self._cache[hash(token) % size]``: a bounded
+# cache whose slot is checked against the key): words of their names.
+MEMORY_WORDS = frozenset({"cache", "memo", "memory", "lock", "mutex", "seen", "lru", "slot", "table", "hashtable"})
+# A class implementing a mapping or set itself (it stores by key, or is named so): its
+# ``hash(key) % size`` picks a slot of the object's own storage, never kept beyond the process.
+# (``__getitem__`` alone says nothing: every Dataset has one.)
+MAPPING_METHODS = frozenset({"__setitem__", "__delitem__", "__contains__"})
+# (Not "map", "set" or "cache": a MindMap, a DataSet, a DiskCache writing files.)
+MAPPING_CLASS_WORDS = frozenset({"table", "hashtable", "hashmap", "dict", "hashset", "bloom", "lru"})
+# Calls a hash's value can reach that pick an order by it (``key=``).
+SORTING_BY_KEY = frozenset({"sorted", "min", "max", "sort", "nsmallest", "nlargest", "groupby"})
+# Keywords of any call that take a seed.
+SEED_KEYWORDS = frozenset({"seed", "random_state", "random_seed", "rng_seed", "manual_seed"})
+# Calls taking a path: a name made from a hash and handed to one names a file or folder.
+PATH_CALLS = frozenset({
+    "open", "os.path.join", "os.path.exists", "os.path.isfile", "os.path.isdir", "os.makedirs", "os.mkdir",
+    "os.remove", "os.rename", "os.listdir", "pathlib.Path", "pathlib.PurePath", "shutil.copy", "shutil.copyfile",
+    "shutil.move", "shutil.rmtree", "torch.save", "torch.load", "numpy.save", "numpy.load", "numpy.savez",
+    "numpy.savez_compressed", "pickle.load", "pickle.dump", "joblib.dump", "joblib.load", "h5py.File",
+    "lmdb.open", "shelve.open", "tarfile.open", "zipfile.ZipFile", "pandas.read_csv", "pandas.read_pickle",
+    "tensorflow.io.gfile.exists", "tensorflow.io.gfile.GFile", "tensorflow.io.gfile.makedirs",
+})
+# Methods taking or building a path (``cache_dir.joinpath(name)``, ``root / name``: see the rule).
+PATH_METHODS = frozenset({"joinpath", "with_name", "with_suffix", "with_stem", "exists", "mkdir"})
+# A function returning a name made from a hash, and no caller here: these words in its name say
+# the name is a path or a cache key (``def cache_file(self): return f"{...}_{hash(k)}"``).
+PATH_WORDS = frozenset({"path", "file", "filename", "fname", "dir", "folder", "cache", "key", "name", "ckpt",
+                        "checkpoint"})
+# Methods whose ``hash()`` belongs to the object protocol or a display (never a result).
+PROTOCOL_METHODS = frozenset({"__hash__", "__eq__", "__ne__", "__repr__", "__str__", "__format__"})
