@@ -76,3 +76,25 @@ def option_destination(call) -> Optional[str]:
     if names and not names[0].startswith("-"):
         return names[0]
     return None
+
+
+def option_type(ctx, attribute) -> Optional[str]:
+    """The builtin ``type=`` (``"int"``, ``"str"``...) of the option ``args.name`` reads, else
+    the type of its literal default; None when unknown."""
+    name = getattr(getattr(attribute, "attr", None), "value", None)
+    if not name:
+        return None
+    types = getattr(ctx, "_option_types", None)
+    if types is None:
+        types = ctx._option_types = {}
+        for site in ctx.index.calls:
+            if site.method_name != "add_argument":
+                continue
+            destination = option_destination(site.node)
+            declared = find_arg(site.node, "type")
+            if destination and getattr(declared, "value", None) in ("int", "float", "str", "bool"):
+                types.setdefault(destination, declared.value)
+    if name in types:
+        return types[name]
+    known, value = option_default_value(ctx, attribute)
+    return type(value).__name__ if known and value is not None else None

@@ -11,7 +11,7 @@ from ..analysis.scopes import lookup
 from ..tables import seeding as T
 from ..analysis.flow import builtin_name, is_log_call
 from ..analysis.options import option_default
-from ..analysis.text import is_text
+from ..analysis.kinds import SALTED, argument_kind
 from ..tables.rng_draws import DRAW_FRAMEWORK
 from ..tables.rng_objects import UNSEEDED_CONSTRUCTORS
 from ..tables.run_uses import RNG_NAMES
@@ -185,8 +185,9 @@ class NonReproducibleSeed(Rule):
         """What ``call`` makes the seed from, if it is not reproducible.  ``inside``: the call is
         in the seeding call's own arguments, so it runs before that seeding."""
         if builtin_name(call, site) == "hash":
-            if call.args and _hashes_text(ctx, site, call.args[0].value):
-                return "hash() of a string, which Python salts per process (PYTHONHASHSEED)"
+            kind = argument_kind(ctx, call.args[0].value, site.scope, site.order) if call.args else None
+            if kind in SALTED:  # a str (or a tuple holding one, or a value that may be one)
+                return "hash() of %s, which Python salts per process (PYTHONHASHSEED)" % kind
             return None
         name = ctx.resolve(call.func, site)
         if not name:
@@ -276,12 +277,6 @@ def _contains(block, node) -> bool:
             return True
         stack.extend(code_children(current))
     return False
-
-
-def _hashes_text(ctx: FileContext, site: CallSite, value) -> bool:
-    if isinstance(value, (cst.Name, cst.Attribute)):
-        value = _assigned_value(ctx, site, value)
-    return value is not None and is_text(value)
 
 
 def _site_of(ctx: FileContext, call) -> Optional[CallSite]:
