@@ -254,19 +254,38 @@ def _assigned_value(ctx: FileContext, site: CallSite, node):
 def _logged_fallback(ctx: FileContext, site: CallSite, holder, value) -> bool:
     """``if opt.manualSeed is None: opt.manualSeed = random.randint(1, 10000)`` then
     ``print("Random Seed:", opt.manualSeed)``: a seed drawn only when none is given, and logged (in
-    the same body, before or after the seeding)
-    so that the run can be repeated by passing it -- chosen on purpose (PyTorch's DCGAN example).
+    the same body, before or after the seeding) or returned to the caller, so that the run can be
+    repeated by passing it -- chosen on purpose (PyTorch's DCGAN example, MONAI's MAISI scripts).
     A seed drawn every run, or never shown, stays reported."""
     spelled = ctx.module.code_for_node(holder)
     guarded = any(_contains(guard.body, value) and spelled in ctx.module.code_for_node(guard.test)
                   for guard, _, fn, order in ctx.index.seed_guards if order < site.order and fn is site.fn)
-    if not guarded:
+    # ``seed = random.randint(0, 99999) if seed is None else seed``: the same fallback in one line
+    fallback = isinstance(value, cst.IfExp) and "seed" in ctx.module.code_for_node(value.test).lower()
+    if not (guarded or fallback):
         return False
-    return any(
+    logged = any(
         log.fn is site.fn and is_log_call(log.node, log)
         and any(spelled in ctx.module.code_for_node(arg.value) for arg in log.node.args)
         for log in ctx.index.calls
     )
+    return logged or _returned(site, spelled)
+
+
+def _returned(site: CallSite, spelled: str) -> bool:
+    """The function returns the seed it drew (``return random_seed``): its caller logs or keeps it."""
+    if site.fn is None:
+        return False
+    stack = [site.fn.node.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Return) and node.value is not None and isinstance(node.value, cst.Name) \
+                and node.value.value == spelled:
+            return True
+        stack.extend(code_children(node))
+    return False
 
 
 def _contains(block, node) -> bool:
