@@ -24,6 +24,9 @@ NO_GRAD_CALLS = frozenset({"torch.no_grad", "torch.inference_mode"})
 MOVES = frozenset({"to", "cuda", "cpu", "double", "float", "half"})  # ``Net().to(device)`` is still a Net
 TORCH_DROPOUT = frozenset(name for name, op in DROPOUT.items() if op.framework == TORCH)
 
+_FUNCTIONAL_WORDS = last_parts(ALWAYS_ON_IN_FORWARD)
+_LAYER_WORDS = last_parts(TORCH_DROPOUT) - _FUNCTIONAL_WORDS
+
 # Dropout kept on at inference on purpose: Monte Carlo dropout, Bayesian approximations.
 _ON_PURPOSE = re.compile(r"(^|_)mc(_|$)|mcdropout|monte|bayes|uncertain", re.IGNORECASE)
 
@@ -81,6 +84,16 @@ class DropoutAtEvaluation(Rule):
         "the dropout off at evaluation, which changes evaluation results (the point) -- review it where "
         "a model keeps dropout on at inference on purpose."
     )
+
+    def might_fire(self, text, settings) -> bool:
+        # A functional dropout in a ``forward``; or any dropout, for the evaluation case.
+        return super().might_fire(text, settings) and ("forward" in text or text.has_any(_LAYER_WORDS))
+
+    def might_fire_in(self, shape, settings) -> bool:
+        code = shape.code
+        if "forward" in code and code.has_any(_FUNCTIONAL_WORDS):
+            return True
+        return shape.is_entry and code.has_any(self.triggers)  # the evaluation case: entry modules only
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         yield from self._functional_in_forward(ctx)
