@@ -5,7 +5,7 @@ from importlib import metadata
 from typing import FrozenSet, NamedTuple, Optional, Tuple
 
 # The newest torch whose op lists the catalog records (catalog §1.1(c)).
-NEWEST_KNOWN_TORCH = (2, 13)
+NEWEST_KNOWN_TORCH = (2, 14)
 
 
 def parse_version(text: str) -> Optional[Tuple[int, int]]:

@@ -5,7 +5,7 @@ Each expectation line is ``line:col CODE`` with flake8's 1-based column; ``#`` s
 from pathlib import Path
 from typing import List, Tuple
 
-from flake8_determinism.settings import Settings
+from flake8_determinism.settings import NEWEST_KNOWN_TORCH, Settings
 
 FIXTURES = Path(__file__).parent / "fixtures" / "lint"
 
@@ -21,7 +21,8 @@ def settings_for(variant: str) -> Settings:
             seed_functions.append(part[len("seedfn-"):])
         elif part != "default":
             raise ValueError("unknown fixture variant %r" % part)
-    return Settings.from_values(strict=strict, torch_version=version or "2.13", seed_functions=seed_functions)
+    version = version or "%d.%d" % NEWEST_KNOWN_TORCH
+    return Settings.from_values(strict=strict, torch_version=version, seed_functions=seed_functions)
 
 
 def cases() -> List[Tuple[Path, Path, str]]:

@@ -48,7 +48,8 @@ class NondeterministicCudaOp(Rule):
     (BatchNorm, Conv2d/3d, ReduceSum, AllReduce, ...) unless
     ``mindspore.set_deterministic(True)``/``set_context(deterministic="ON")``.
     The list follows ``--determinism-torch-version`` (before 2.9 ``MaxPool3d``
-    and ``kthvalue`` are in the throwing list).
+    and ``kthvalue`` are in the throwing list; before 2.14 ``cumsum`` is, and
+    ``nn.Embedding`` is in neither).
 
     Why it matters: these kernels add floats with atomics in whatever order the
     GPU schedules them, so results differ in the last bits every run; once
@@ -80,8 +81,11 @@ class NondeterministicCudaOp(Rule):
         ),
         (
             "torch's two lists (ops made deterministic, ops that throw), and how they changed between "
-            "versions (before 2.9 ``MaxPool3d`` and ``kthvalue`` also throw).",
-            "torch 2.13 torch/__init__.py docstring; older copies (catalog §1.1(c))",
+            "versions (before 2.9 ``MaxPool3d`` and ``kthvalue`` also throw; before 2.14 ``cumsum`` "
+            "throws and ``nn.Embedding`` is on neither list).",
+            "torch 2.14.0 and 2.13.0 wheels' torch/__init__.py use_deterministic_algorithms docstring; "
+            "their libtorch_cuda.so/libtorch_cpu.so alertNotDeterministic call sites (same in both); "
+            "older copies (catalog §1.1(c))",
         ),
     )
     fix_description = (

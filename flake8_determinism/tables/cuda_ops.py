@@ -48,6 +48,8 @@ class Op(NamedTuple):
 _LINEAR_MODES = ("linear", "bilinear", "bicubic", "trilinear")
 _UPTO_2_8 = (OLDEST, (2, 8))
 _FROM_2_9 = ((2, 9), NEWEST)
+_UPTO_2_13 = (OLDEST, (2, 13))
+_FROM_2_14 = ((2, 14), NEWEST)
 
 
 def _nn(*names):
@@ -63,7 +65,14 @@ def _t(*names):
     return tuple("torch." + n for n in names) + tuple("torch.Tensor." + n for n in names)
 
 
-# torch 2.13's lists (catalog §1.1(c), docstring of torch.use_deterministic_algorithms).
+# torch 2.14's lists (catalog §1.1(c), docstring of torch.use_deterministic_algorithms in
+# torch/__init__.py of the torch-2.14.0 wheel, compared with 2.13.0's).  2.13 -> 2.14: cumsum
+# moved from the throwing list to the made-deterministic one, and nn.Embedding was added to
+# the made-deterministic one; nothing else changed.  The alertNotDeterministic call sites of
+# the two wheels' libtorch_cuda.so / libtorch_cpu.so (disassembled) are the same: the docstring
+# caught up with kernels that already branch on deterministicAlgorithms() in 2.13
+# (launch_cumsum_cuda_kernel since 2.8 at least, embedding_backward_cuda_kernel since 2.11)
+# [U: the table keeps following the docstring].  2.15 is not verified.
 # Older lists (2.2-2.8 era copies) differ: MaxPool3d throws and kthvalue throws.
 # When the change landed is not recorded; 2.9 is assumed to have the 2.13 lists [U].
 TORCH_OPS = (
@@ -92,6 +101,10 @@ TORCH_OPS = (
        _t("scatter_reduce", "scatter_reduce_"), Arg("reduce", 4, ("sum", "mean"))),
     Op("torch.nn.MaxPool3d", "backward on CUDA", MADE_DETERMINISTIC,
        _nn("MaxPool3d") + _f("max_pool3d", "max_pool3d_with_indices"), versions=_FROM_2_9),
+    Op("torch.cumsum", "on CUDA, floating-point or complex", MADE_DETERMINISTIC, _t("cumsum", "cumsum_"),
+       versions=_FROM_2_14),
+    Op("torch.nn.Embedding", "backward on CUDA", MADE_DETERMINISTIC, _nn("Embedding") + _f("embedding"),
+       versions=_FROM_2_14),
     # -- throw RuntimeError -------------------------------------------------------------
     Op("torch.nn.AvgPool3d", "backward on CUDA", THROWS, _nn("AvgPool3d") + _f("avg_pool3d")),
     Op("torch.nn.AdaptiveAvgPool2d", "backward on CUDA", THROWS,
@@ -130,7 +143,8 @@ TORCH_OPS = (
     Op("torch.bincount", "on CUDA with weights", THROWS, _t("bincount"), Arg("weights", 1, (NOT_NONE,), None)),
     Op("torch.median", "with indices output (dim given), on CUDA", THROWS, _t("median"), Arg("dim", 1, (GIVEN,))),
     Op("torch.nn.functional.grid_sample", "backward on CUDA", THROWS, _f("grid_sample")),
-    Op("torch.cumsum", "on CUDA, floating-point or complex", THROWS, _t("cumsum", "cumsum_")),
+    Op("torch.cumsum", "on CUDA, floating-point or complex", THROWS, _t("cumsum", "cumsum_"),
+       versions=_UPTO_2_13),
     Op("torch.Tensor.scatter_reduce", "reduce='prod', on CUDA", THROWS,
        _t("scatter_reduce", "scatter_reduce_"), Arg("reduce", 4, ("prod",))),
     Op("torch.Tensor.resize_", "on a quantized tensor", THROWS, ("torch.Tensor.resize_",), visible=False),
