@@ -46,8 +46,9 @@ class Op(NamedTuple):
 
 
 _LINEAR_MODES = ("linear", "bilinear", "bicubic", "trilinear")
-_UPTO_2_8 = (OLDEST, (2, 8))
-_FROM_2_9 = ((2, 9), NEWEST)
+_UPTO_2_9 = (OLDEST, (2, 9))
+_UPTO_2_12 = (OLDEST, (2, 12))
+_FROM_2_13 = ((2, 13), NEWEST)
 _UPTO_2_13 = (OLDEST, (2, 13))
 _FROM_2_14 = ((2, 14), NEWEST)
 
@@ -73,8 +74,10 @@ def _t(*names):
 # caught up with kernels that already branch on deterministicAlgorithms() in 2.13
 # (launch_cumsum_cuda_kernel since 2.8 at least, embedding_backward_cuda_kernel since 2.11)
 # [U: the table keeps following the docstring].  2.15 is not verified.
-# Older lists (2.2-2.8 era copies) differ: MaxPool3d throws and kthvalue throws.
-# When the change landed is not recorded; 2.9 is assumed to have the 2.13 lists [U].
+# Older lists, from the docstrings of the 2.8-2.12 wheels: kthvalue throws up to 2.9 (gone in
+# 2.10, as its alertNotDeterministic call site); MaxPool3d throws up to 2.12 and is made
+# deterministic from 2.13 (its backward kernels still call alertNotDeterministic in 2.13 and
+# 2.14: the docstring and the binary disagree [U]; the table follows the docstring).
 TORCH_OPS = (
     # -- made deterministic ---------------------------------------------------------
     Op("torch.nn.Conv1d/2d/3d", "on CUDA", MADE_DETERMINISTIC,
@@ -100,7 +103,7 @@ TORCH_OPS = (
     Op("torch.Tensor.scatter_reduce", "reduce='sum' or 'mean', on CUDA", MADE_DETERMINISTIC,
        _t("scatter_reduce", "scatter_reduce_"), Arg("reduce", 4, ("sum", "mean"))),
     Op("torch.nn.MaxPool3d", "backward on CUDA", MADE_DETERMINISTIC,
-       _nn("MaxPool3d") + _f("max_pool3d", "max_pool3d_with_indices"), versions=_FROM_2_9),
+       _nn("MaxPool3d") + _f("max_pool3d", "max_pool3d_with_indices"), versions=_FROM_2_13),
     Op("torch.cumsum", "on CUDA, floating-point or complex", MADE_DETERMINISTIC, _t("cumsum", "cumsum_"),
        versions=_FROM_2_14),
     Op("torch.nn.Embedding", "backward on CUDA", MADE_DETERMINISTIC, _nn("Embedding") + _f("embedding"),
@@ -150,8 +153,8 @@ TORCH_OPS = (
     Op("torch.Tensor.resize_", "on a quantized tensor", THROWS, ("torch.Tensor.resize_",), visible=False),
     # -- only in the older lists -----------------------------------------------------------
     Op("torch.nn.MaxPool3d", "backward on CUDA", THROWS,
-       _nn("MaxPool3d") + _f("max_pool3d", "max_pool3d_with_indices"), versions=_UPTO_2_8),
-    Op("torch.kthvalue", "on CUDA", THROWS, _t("kthvalue"), versions=_UPTO_2_8),
+       _nn("MaxPool3d") + _f("max_pool3d", "max_pool3d_with_indices"), versions=_UPTO_2_12),
+    Op("torch.kthvalue", "on CUDA", THROWS, _t("kthvalue"), versions=_UPTO_2_9),
 )
 
 # Tensor methods whose names other libraries use too (NumPy/pandas ``cumsum``,
