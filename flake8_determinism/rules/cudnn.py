@@ -3,10 +3,10 @@ is a literal, or a value whose default in this module is one (an option, a param
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Tuple
+from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 
 from .._lazy import cst
-from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..analysis.args import MISSING, find_arg, literal
 from ..analysis.nodes import code_children, named_parameters
 from ..analysis.options import option_default_value
 from ..analysis.scopes import lookup
@@ -49,6 +49,10 @@ def default_of(ctx: FileContext, expr, scope, order, wanted: bool) -> str:
         if literal(expr.orelse) == (True, wanted):
             return "it is %r unless %s" % (wanted, test)
         return ""
+    seeded = _value_when_seeded(ctx, expr, scope, order)
+    if seeded is not None:
+        # ``cudnn.deterministic = seed is None``: off exactly when a seed is given (a MONAI bug)
+        return "it is %r exactly when a seed is given" % wanted if seeded == wanted else ""
     negated = False
     while isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
         negated, expr = not negated, expr.expression
@@ -62,6 +66,32 @@ def default_of(ctx: FileContext, expr, scope, order, wanted: bool) -> str:
     if not known or not isinstance(value, bool):
         return ""
     return how % value if (not value if negated else value) == wanted else ""
+
+
+def _value_when_seeded(ctx: FileContext, expr, scope, order) -> Optional[bool]:
+    """The flag's value when a seed is given, for ``seed is None`` / ``seed is not None`` (also
+    negated, or held in a variable assigned in the same scope); None for anything else."""
+    negated = False
+    while isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        negated, expr = not negated, expr.expression
+    if isinstance(expr, cst.Name):
+        binding = lookup(scope, expr.value, order)
+        if binding is None or binding.kind != "assign" or binding.scope is not scope or binding.value is None:
+            return None
+        inner = _value_when_seeded(ctx, binding.value, scope, binding.order)
+        return None if inner is None else inner != negated
+    if not (isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and _mentions_seed(expr.left)):
+        return None
+    target = expr.comparisons[0]
+    if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+        return None
+    if isinstance(target.operator, cst.Is):
+        value = False  # ``seed is None`` is False once a seed is given
+    elif isinstance(target.operator, cst.IsNot):
+        value = True
+    else:
+        return None
+    return value != negated
 
 
 def _mentions_seed(expr) -> bool:

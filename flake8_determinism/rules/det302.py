@@ -24,7 +24,9 @@ class CudnnNotDeterministic(Rule):
     ``cudnn`` is imported) and ``torch.backends.cudnn.flags(deterministic=False)``
     written out; also a value whose default in this module is false: an option
     (``cudnn.deterministic = args.deterministic`` with ``store_true``) or a parameter with
-    ``deterministic=False`` that no caller here passes (reported, not fixed).
+    ``deterministic=False`` that no caller here passes, or a condition that turns it off exactly
+    when a seed is given (``cudnn.deterministic = seed is None``, a real MONAI bug) or for
+    every seed but one (``True if seed == 0 else False``) (reported, not fixed).
 
     Why it matters: without it cuDNN may choose convolution kernels that
     accumulate with atomics in a varying order, so results differ in the last
