@@ -15,10 +15,16 @@ from .args import MISSING, UNKNOWN, find_arg, literal
 
 def option_defaults(ctx) -> Dict[str, object]:
     """Destination -> the ``default=`` expression of each ``add_argument`` call with one, or
-    ``STORE_TRUE``/``STORE_FALSE`` for flags without one (computed once per file)."""
-    found = getattr(ctx, "_option_defaults", None)
+    ``STORE_TRUE``/``STORE_FALSE`` for flags without one."""
+    return _declared(ctx)[0]
+
+
+def _declared(ctx) -> Tuple[Dict[str, object], Dict[str, str]]:
+    """(defaults, builtin ``type=`` names) by destination, read once per file."""
+    found = getattr(ctx, "_declared_options", None)
     if found is None:
-        found = ctx._option_defaults = {}
+        defaults: Dict[str, object] = {}
+        types: Dict[str, str] = {}
         for site in ctx.index.calls:
             if site.method_name != "add_argument":
                 continue
@@ -30,7 +36,11 @@ def option_defaults(ctx) -> Dict[str, object]:
                 known, action = literal(find_arg(site.node, "action"))
                 default = _FLAG_DEFAULTS.get(action, MISSING) if known else MISSING
             if default not in (MISSING, UNKNOWN):
-                found.setdefault(destination, default)
+                defaults.setdefault(destination, default)
+            declared = getattr(find_arg(site.node, "type"), "value", None)
+            if declared in ("int", "float", "str", "bool"):
+                types.setdefault(destination, declared)
+        found = ctx._declared_options = (defaults, types)
     return found
 
 
@@ -84,16 +94,7 @@ def option_type(ctx, attribute) -> Optional[str]:
     name = getattr(getattr(attribute, "attr", None), "value", None)
     if not name:
         return None
-    types = getattr(ctx, "_option_types", None)
-    if types is None:
-        types = ctx._option_types = {}
-        for site in ctx.index.calls:
-            if site.method_name != "add_argument":
-                continue
-            destination = option_destination(site.node)
-            declared = find_arg(site.node, "type")
-            if destination and getattr(declared, "value", None) in ("int", "float", "str", "bool"):
-                types.setdefault(destination, declared.value)
+    types = _declared(ctx)[1]
     if name in types:
         return types[name]
     known, value = option_default_value(ctx, attribute)

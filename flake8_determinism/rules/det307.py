@@ -287,6 +287,23 @@ def _plain_module(ctx: FileContext, klass) -> bool:
     """Does ``klass`` derive only from ``nn.Module``-like bases, which initialize nothing it adds
     (directly, through classes defined here, or through project classes)?"""
     module_like = False
+    for qualname in _outside_bases(ctx, klass):
+        if qualname in M.STATELESS_BASES:
+            continue
+        if qualname in M.PLAIN_MODULE_BASES:
+            module_like = True
+            continue
+        bases = _project_library_bases(ctx, qualname) - M.STATELESS_BASES
+        if bases and bases <= M.PLAIN_MODULE_BASES:
+            module_like = True
+            continue
+        return False  # a base we cannot see, or one that initializes
+    return module_like
+
+
+def _outside_bases(ctx: FileContext, klass) -> Iterator[Optional[str]]:
+    """The qualified names of the bases of ``klass`` and of its local ancestors that are not
+    defined in this module (``Generic[T]`` read as ``Generic``; ``object`` left out)."""
     for node, scope, order in ctx.index.local_ancestry(klass):
         for base in node.bases:
             expr = base.value
@@ -298,18 +315,7 @@ def _plain_module(ctx: FileContext, klass) -> bool:
                     continue
             if isinstance(expr, cst.Subscript):  # ``Generic[T]``
                 expr = expr.value
-            qualname = ctx.resolver.resolve(expr, scope, order)
-            if qualname in M.STATELESS_BASES:
-                continue
-            if qualname in M.PLAIN_MODULE_BASES:
-                module_like = True
-                continue
-            bases = _project_library_bases(ctx, qualname) - M.STATELESS_BASES
-            if bases and bases <= M.PLAIN_MODULE_BASES:
-                module_like = True
-                continue
-            return False  # a base we cannot see, or one that initializes
-    return module_like
+            yield ctx.resolver.resolve(expr, scope, order)
 
 
 def _project_library_bases(ctx: FileContext, qualname: Optional[str]) -> frozenset:
@@ -646,30 +652,21 @@ def _inherited_initializes(ctx: FileContext, klass, method: str, name: str) -> b
     project = ctx.project
     if project is None:
         return True
-    for node, scope, order in ctx.index.local_ancestry(klass):
-        for base in node.bases:
-            expr = base.value
-            if isinstance(expr, cst.Name):
-                binding = lookup(scope, expr.value, order)
-                if binding is not None and binding.kind == "class":
-                    continue
-            if isinstance(expr, cst.Subscript):
-                expr = expr.value
-            qualname = ctx.resolver.resolve(expr, scope, order)
-            if qualname in M.PLAIN_MODULE_BASES or qualname in M.STATELESS_BASES:
-                continue
-            target = project.class_target(qualname) if qualname else None
-            if target is None:
-                return True
-            found = project.project.method(target, method)
-            if found is None or found.kind != "function":
-                continue
-            from ..analysis.project.model import function_tree  # the project floor reads its files
+    for qualname in _outside_bases(ctx, klass):
+        if qualname in M.PLAIN_MODULE_BASES or qualname in M.STATELESS_BASES:
+            continue
+        target = project.class_target(qualname) if qualname else None
+        if target is None:
+            return True
+        found = project.project.method(target, method)
+        if found is None or found.kind != "function":
+            continue
+        from ..analysis.project.model import function_tree  # the project floor reads its files
 
-            body = function_tree(found)
-            if body is None or _ast_initializes(body, name):
-                return True
-            return False
+        body = function_tree(found)
+        if body is None or _ast_initializes(body, name):
+            return True
+        return False
     return True
 
 
