@@ -15,6 +15,7 @@ from ..analysis.kinds import SALTED, argument_kind
 from ..tables.rng_draws import DRAW_FRAMEWORK
 from ..tables.rng_objects import UNSEEDED_CONSTRUCTORS
 from ..tables.run_uses import RNG_NAMES
+from .. import shapes
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -96,16 +97,30 @@ class NonReproducibleSeed(Rule):
     )
 
     def might_fire(self, text, settings) -> bool:
-        # An mmengine Runner or a user-named seed function; a *seed* call without a
-        # seed (``torch.seed()``, ``set_random_seed(None)``); or a seed call or RNG
-        # constructor in a file that names an entropy source.
+        if self._fires_without_draws(text, settings):
+            return True
+        # ``random.seed(hash(name))``, a seed drawn from an RNG not seeded yet: the second stage
+        # looks at the tree for a seed made by a call.
+        return bool(text.search(_SEED_CALL_OR_ALIAS)) and text.has_any(_DRAW_WORDS | {"hash"})
+
+    def might_fire_in(self, shape, settings) -> bool:
+        if not super().might_fire_in(shape, settings):
+            return False
+        whole = shape.whole
+        if whole is not None and self._fires_without_draws(whole, settings):
+            return True
+        return shapes.seed_from_call(shape.tree, _CONSTRUCTOR_WORDS)
+
+    @staticmethod
+    def _fires_without_draws(text, settings) -> bool:
+        """An mmengine Runner or a user-named seed function; a *seed* call without a seed
+        (``torch.seed()``, ``set_random_seed(None)``); or a seed call or RNG constructor in a
+        file that names an entropy source."""
         if ("Runner" in text.text and "mmengine" in text) or settings.seed_functions:
             return True
         seeding = text.search(_SEED_CALL_OR_ALIAS)
         if seeding and text.search(_SEED_CALL_WITHOUT_SEED):
             return True
-        if seeding and ("hash" in text or text.has_any(_DRAW_WORDS)):
-            return True  # ``random.seed(hash(name))``; a seed drawn from an RNG not seeded yet
         return (
             bool(seeding or text.has_any(_CONSTRUCTOR_WORDS)) and text.has_any(_ENTROPY_WORDS)
             and text.search(_ENTROPY_CALL)

@@ -14,6 +14,7 @@ from ..analysis.nodes import code_children, dotted_name, self_attribute
 from ..analysis.scopes import enclosing_class, lookup
 from ..tables import data_order as T
 from ..tables.seeding import ENTROPY_CALLS, ENTROPY_PREFIXES
+from .. import shapes
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -72,6 +73,11 @@ class HashDecidesResult(Rule):
 
     code = "DET209"
     triggers = frozenset({"hash"})
+
+    def might_fire_in(self, shape, settings) -> bool:
+        # ``hash`` is in every ``__hash__`` and ``hashlib`` line: look for a call that can decide something.
+        return super().might_fire_in(shape, settings) and (
+            shapes.hash_outside(shape.tree, T.PROTOCOL_METHODS) or shapes.hash_as_key(shape.tree))
     invalid = (
         "def fold(name: str) -> str:\n    return 'valid' if hash(name) % 10 == 0 else 'train'\n",
         "import os\nimport torch\n\ndef load(cache_dir, key):\n"

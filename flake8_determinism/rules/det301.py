@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
@@ -17,6 +18,7 @@ from .cudnn import flag_assignments
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
 
+_AUTOTUNE_MODE = re.compile(r"""mode\s*=\s*["']max-autotune""")
 _RECEIVERS = frozenset({"cudnn", "Trainer"})  # cudnn.benchmark / cudnn.flags, Lightning's Trainer
 _WHY = (
     "the cuDNN autotuner times several convolution algorithms per input shape and keeps the fastest,"
@@ -93,7 +95,7 @@ class CudnnBenchmark(Rule):
     def might_fire(self, text, settings) -> bool:
         # ``benchmark`` is a common word (torch.utils.benchmark): require what it is set on.
         return MMENGINE_ENV_CFG[1] in text or ("benchmark" in text and text.has_any(_RECEIVERS)) \
-            or ("compile" in text and "autotune" in text.text)
+            or ("compile" in text and text.search(_AUTOTUNE_MODE))
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for assignment, how in flag_assignments(ctx, CUDNN_BENCHMARK, True, defaults=True):

@@ -11,6 +11,7 @@ from ..analysis.nodes import code_children, self_attribute
 from ..analysis.scopes import canonical, lookup
 from ..tables import memory as M
 from ..tables.aliases import KNOWN_ROOTS
+from .. import shapes
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -142,6 +143,11 @@ class UninitializedMemory(Rule):
     def might_fire(self, text, settings) -> bool:
         # ``empty`` is a common word (``queue.empty()``, ``df.empty``): a parameter or buffer is spelled too.
         return super().might_fire(text, settings) and text.has_any(M.HOLDER_WORDS)
+
+    def might_fire_in(self, shape, settings) -> bool:
+        # An ``empty`` call given to a parameter or buffer maker, as the rule's creations are.
+        return super().might_fire_in(shape, settings) and shapes.empty_held(
+            shape.tree, frozenset(self.triggers), M.HOLDER_WORDS)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         creations = [found for site in _empty_calls(ctx) for found in [_creation(ctx, site)] if found]

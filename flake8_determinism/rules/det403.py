@@ -10,6 +10,7 @@ from ..analysis.nodes import calls_in, code_children, named_parameters
 from ..fix import edits
 from ..tables.seeding import TORCH
 from ..tables.stochastic import ALWAYS_ON_IN_FORWARD, DROPOUT
+from .. import shapes
 from .base import Report, Rule, last_parts
 from .stochastic import inert
 
@@ -91,7 +92,8 @@ class DropoutAtEvaluation(Rule):
 
     def might_fire_in(self, shape, settings) -> bool:
         code = shape.code
-        if "forward" in code and code.has_any(_FUNCTIONAL_WORDS):
+        if "forward" in code and code.has_any(_FUNCTIONAL_WORDS) \
+                and shapes.functional_in_forward(shape.tree, _FUNCTIONAL_WORDS):
             return True
         return shape.is_entry and code.has_any(self.triggers)  # the evaluation case: entry modules only
 
