@@ -3,21 +3,48 @@ necessary conditions for a report, so a file that cannot get one is never parsed
 Each over-approximates its rule (the fixtures check that no report is hidden)."""
 
 import ast
-from typing import FrozenSet, Iterator, Tuple
+import re
+from typing import FrozenSet, List, Optional, Tuple
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_FUNCTIONS = {ast.FunctionDef, ast.AsyncFunctionDef}
 
 
-def calls_in_functions(tree: ast.Module) -> Iterator[Tuple[str, ast.Call]]:
+class _Walked:
+    """One walk of a tree, shared by the rules' checks: its calls (with the innermost enclosing
+    function's name) and its assignments."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.calls: List[Tuple[str, ast.Call]] = []
+        self.assignments: List[ast.stmt] = []
+        stack = [("", node) for node in tree.body]
+        calls, assignments = self.calls, self.assignments
+        while stack:
+            function, node = stack.pop()
+            kind = type(node)
+            if kind is ast.Call:
+                calls.append((function, node))
+            elif kind in _ASSIGNMENTS:
+                assignments.append(node)
+            elif kind in _FUNCTIONS:
+                function = node.name
+            stack.extend((function, child) for child in ast.iter_child_nodes(node))
+
+
+_ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+_last: List[Optional[_Walked]] = [None]
+
+
+def _walked(tree: ast.Module) -> _Walked:
+    last = _last[0]
+    if last is None or last.tree is not tree:
+        last = _last[0] = _Walked(tree)
+    return last
+
+
+def calls_in_functions(tree: ast.Module) -> List[Tuple[str, ast.Call]]:
     """(name of the innermost enclosing function, or "", call) for every call."""
-    stack = [("", node) for node in tree.body]
-    while stack:
-        function, node = stack.pop()
-        if isinstance(node, _FUNCTIONS):
-            function = node.name
-        elif isinstance(node, ast.Call):
-            yield function, node
-        stack.extend((function, child) for child in ast.iter_child_nodes(node))
+    return _walked(tree).calls
 
 
 def callee(call: ast.Call) -> str:
@@ -25,21 +52,37 @@ def callee(call: ast.Call) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
-def hash_outside(tree: ast.Module, protocol: FrozenSet[str]) -> bool:
-    """DET209: a call of ``hash(...)`` outside the object protocol's methods (``__hash__``...)."""
-    return any(isinstance(call.func, ast.Name) and call.func.id == "hash" and function not in protocol
-               for function, call in calls_in_functions(tree))
+_HASH_CALL = re.compile(r"(?<![\w.])hash\s*\(")
 
 
-def empty_held(tree: ast.Module, empty: FrozenSet[str], holders: FrozenSet[str]) -> bool:
-    """DET307: an ``empty`` call (through ``.to()``-like chains) given to a parameter or buffer maker."""
-    for _, call in calls_in_functions(tree):
-        if callee(call) in holders:
-            for argument in list(call.args) + [k.value for k in call.keywords]:
-                for node in ast.walk(argument):
-                    if isinstance(node, ast.Call) and callee(node) in empty:
-                        return True
-    return False
+def hash_outside(tree: ast.Module, text: str, protocol: FrozenSet[str]) -> bool:
+    """DET209: a call of ``hash(...)`` (not in a comment) on a line outside the object protocol's
+    methods (``__hash__``...), found in the text and placed with the tree's classes only."""
+    lines = set()
+    for match in _HASH_CALL.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        if "#" not in text[start:match.start()]:
+            lines.add(text.count("\n", 0, match.start()) + 1)
+    if not lines:
+        return False
+    inside = set()
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.ClassDef):
+            stack.extend(node.body)
+        elif type(node) in _FUNCTIONS and node.name in protocol:
+            inside.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return not lines <= inside
+
+
+def empty_held(text: str, empty: FrozenSet[str], holders: FrozenSet[str]) -> bool:
+    """DET307: an ``empty`` call given to a parameter or buffer maker: the maker's call, then one
+    of the empty calls within its first arguments (the rule's creations are its first argument,
+    or ``register_buffer``'s second)."""
+    makers = re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(holders)))
+    calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(empty)))
+    return any(calls.search(text, match.end(), match.end() + 400) for match in makers.finditer(text))
 
 
 def functional_in_forward(tree: ast.Module, functionals: FrozenSet[str]) -> bool:
@@ -72,31 +115,25 @@ def _has_call(node) -> bool:
     return any(isinstance(inner, ast.Call) for inner in ast.walk(node))
 
 
-def seed_from_call(tree: ast.Module, constructors: FrozenSet[str]) -> bool:
-    """DET105: a seeding call (a callee named ``*seed*``, an RNG constructor) whose seed is made by
-    a call -- in its arguments, or in what a name or ``a.b`` it is given was assigned -- or an
-    option whose default is made by a call."""
-    held = set()
-    for _, call in calls_in_functions(tree):
-        name = callee(call)
-        if "seed" in name.lower() or name in constructors:
-            for argument in list(call.args) + [k.value for k in call.keywords]:
-                if _has_call(argument):
-                    return True
-                held.update(_dotted(node) for node in ast.walk(argument) if isinstance(node, (ast.Name, ast.Attribute)))
-        elif name == "add_argument" and any(k.arg == "default" and _has_call(k.value) for k in call.keywords):
+_SEEDING_CALL = re.compile(r"seed\w*\s*\(([^)]*)\)", re.IGNORECASE)
+_DEFAULT_CALL = re.compile(r"add_argument\([^)]*seed[^)]*default\s*=\s*[^,)]*\(", re.IGNORECASE)
+_HELD_NAME = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(?:[,)=]|$)")
+
+
+def seed_from_call(text: str) -> bool:
+    """DET105: a seeding call (a callee named ``*seed*``) whose seed is made by a call -- in its
+    arguments, or assigned before to the name or ``a.b`` it is given -- or a seed option whose
+    default is made by a call.  From the text alone (RNG constructors are seeded by their first
+    argument the same way, and named so rarely that the rule's first stage covers them)."""
+    if _DEFAULT_CALL.search(text):
+        return True
+    names = set()
+    for match in _SEEDING_CALL.finditer(text):
+        arguments = match.group(1)
+        if "(" in arguments:
             return True
-    held.discard("")
-    if not held:
-        return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-            targets = [node.target]
-        else:
-            continue
-        names = {_dotted(element) for target in targets for element in ast.walk(target)}
-        if names & held and _has_call(node.value):
-            return True
-    return False
+        held = _HELD_NAME.match(arguments)
+        if held:
+            names.add(held.group(1))
+    return any(re.search(r"^\s*%s\s*(?::[^=\n]*)?=[^=\n][^\n]*\(" % re.escape(name), text, re.MULTILINE)
+               for name in names)

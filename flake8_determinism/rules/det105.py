@@ -109,7 +109,7 @@ class NonReproducibleSeed(Rule):
         whole = shape.whole
         if whole is not None and self._fires_without_draws(whole, settings):
             return True
-        return shapes.seed_from_call(shape.tree, _CONSTRUCTOR_WORDS)
+        return shapes.seed_from_call(shape.code.text)
 
     @staticmethod
     def _fires_without_draws(text, settings) -> bool:

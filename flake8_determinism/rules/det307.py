@@ -147,7 +147,7 @@ class UninitializedMemory(Rule):
     def might_fire_in(self, shape, settings) -> bool:
         # An ``empty`` call given to a parameter or buffer maker, as the rule's creations are.
         return super().might_fire_in(shape, settings) and shapes.empty_held(
-            shape.tree, frozenset(self.triggers), M.HOLDER_WORDS)
+            shape.code.text, frozenset(self.triggers), M.HOLDER_WORDS)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         creations = [found for site in _empty_calls(ctx) for found in [_creation(ctx, site)] if found]

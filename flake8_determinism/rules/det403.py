@@ -27,6 +27,7 @@ TORCH_DROPOUT = frozenset(name for name, op in DROPOUT.items() if op.framework =
 
 _FUNCTIONAL_WORDS = last_parts(ALWAYS_ON_IN_FORWARD)
 _LAYER_WORDS = last_parts(TORCH_DROPOUT) - _FUNCTIONAL_WORDS
+_FUNCTIONAL_CALL = re.compile(r"\bdropout[123]?d?\s*\(")
 
 # Dropout kept on at inference on purpose: Monte Carlo dropout, Bayesian approximations.
 _ON_PURPOSE = re.compile(r"(^|_)mc(_|$)|mcdropout|monte|bayes|uncertain", re.IGNORECASE)
@@ -92,7 +93,7 @@ class DropoutAtEvaluation(Rule):
 
     def might_fire_in(self, shape, settings) -> bool:
         code = shape.code
-        if "forward" in code and code.has_any(_FUNCTIONAL_WORDS) \
+        if "forward" in code and code.has_any(_FUNCTIONAL_WORDS) and code.search(_FUNCTIONAL_CALL) \
                 and shapes.functional_in_forward(shape.tree, _FUNCTIONAL_WORDS):
             return True
         return shape.is_entry and code.has_any(self.triggers)  # the evaluation case: entry modules only
