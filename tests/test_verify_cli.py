@@ -6,6 +6,7 @@ sees a training script (not a test module) and no project configuration applies.
 """
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -44,7 +45,9 @@ def test_unseeded_script_diverges_and_its_fixed_copy_reproduces(tmp_path):
     script = copy("sgd_unseeded.py", tmp_path)
     before = verify(tmp_path, "--", sys.executable, script)
     assert before.returncode == 1, before.stdout + before.stderr
-    assert "Not reproducible: 6 of 6 steps differ" in before.stdout
+    # Unseeded, late losses can agree within the tolerance by chance (about 1 run in 100): most steps differ.
+    differing = re.search(r"Not reproducible: (\d) of 6 steps differ", before.stdout)
+    assert differing and int(differing.group(1)) >= 4, before.stdout
     assert "Diagnosis: step 0 differs: the forward pass is not deterministic — seeding or data" in before.stdout
     # the linter's findings on the script, right there, with their lines
     # one report for the run's cause, naming both draws
@@ -53,7 +56,7 @@ def test_unseeded_script_diverges_and_its_fixed_copy_reproduces(tmp_path):
     assert "`determinism-fix sgd_unseeded.py` fixes what it can and lists the rest" in before.stdout
     # the table: a header, six rows of ✗ (nothing left out: six rows fit)
     rows = [line for line in before.stdout.splitlines() if line.rstrip().endswith("✗")]
-    assert len(rows) == 6 and rows[0].split()[0] == "0"
+    assert len(rows) == int(differing.group(1)) and rows[0].split()[0] == "0"
 
     fix(tmp_path, script)
     after = verify(tmp_path, "--", sys.executable, script)
