@@ -171,6 +171,8 @@ def test_ctrl_c_stops_the_command_and_what_it_started(tmp_path):
     pid_file = tmp_path / "pids"
     deadline = time.monotonic() + 60
     while not pid_file.exists() or not pid_file.read_text().endswith("\n"):
+        if process.poll() is not None:
+            pytest.fail("determinism-verify ended before the command started: %s" % (process.communicate(),))
         assert time.monotonic() < deadline, "the command never started"
         time.sleep(0.1)
     process.send_signal(signal.SIGINT)
