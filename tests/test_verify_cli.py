@@ -165,9 +165,12 @@ def test_timeout_stops_the_command_and_what_it_started(tmp_path):
 @pytest.mark.skipif(os.name != "posix", reason="signals")
 def test_ctrl_c_stops_the_command_and_what_it_started(tmp_path):
     script = copy("spawns_and_sleeps.py", tmp_path)
+    # As from a terminal: SIGINT at its default (a suite started in the background by a
+    # non-interactive shell inherits it ignored, and Python then never raises KeyboardInterrupt).
     process = subprocess.Popen([sys.executable, "-m", "flake8_determinism.verify", "--", sys.executable, script,
                                 "pids"], cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=fresh_environment(), text=True)
+                               env=fresh_environment(), text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     pid_file = tmp_path / "pids"
     deadline = time.monotonic() + 60
     while not pid_file.exists() or not pid_file.read_text().endswith("\n"):
