@@ -1,50 +1,25 @@
-"""Second-stage pre-checks of single rules, on the ``ast`` tree flake8 already built: cheap
-necessary conditions for a report, so a file that cannot get one is never parsed by libcst.
+"""Second-stage pre-checks of single rules, on the text and the ``ast`` tree flake8 already built:
+cheap necessary conditions for a report, so a file that cannot get one is never parsed by libcst.
 Each over-approximates its rule (the fixtures check that no report is hidden)."""
 
 import ast
 import re
-from typing import FrozenSet, List, Optional, Tuple
+from typing import FrozenSet, Iterator, Tuple
 
 _FUNCTIONS = {ast.FunctionDef, ast.AsyncFunctionDef}
 
 
-class _Walked:
-    """One walk of a tree, shared by the rules' checks: its calls (with the innermost enclosing
-    function's name) and its assignments."""
-
-    def __init__(self, tree: ast.Module) -> None:
-        self.tree = tree
-        self.calls: List[Tuple[str, ast.Call]] = []
-        self.assignments: List[ast.stmt] = []
-        stack = [("", node) for node in tree.body]
-        calls, assignments = self.calls, self.assignments
-        while stack:
-            function, node = stack.pop()
-            kind = type(node)
-            if kind is ast.Call:
-                calls.append((function, node))
-            elif kind in _ASSIGNMENTS:
-                assignments.append(node)
-            elif kind in _FUNCTIONS:
-                function = node.name
-            stack.extend((function, child) for child in ast.iter_child_nodes(node))
-
-
-_ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
-_last: List[Optional[_Walked]] = [None]
-
-
-def _walked(tree: ast.Module) -> _Walked:
-    last = _last[0]
-    if last is None or last.tree is not tree:
-        last = _last[0] = _Walked(tree)
-    return last
-
-
-def calls_in_functions(tree: ast.Module) -> List[Tuple[str, ast.Call]]:
+def calls_in_functions(tree: ast.Module) -> Iterator[Tuple[str, ast.Call]]:
     """(name of the innermost enclosing function, or "", call) for every call."""
-    return _walked(tree).calls
+    stack = [("", node) for node in tree.body]
+    while stack:
+        function, node = stack.pop()
+        kind = type(node)
+        if kind is ast.Call:
+            yield function, node
+        elif kind in _FUNCTIONS:
+            function = node.name
+        stack.extend((function, child) for child in ast.iter_child_nodes(node))
 
 
 def callee(call: ast.Call) -> str:
@@ -94,25 +69,12 @@ def functional_in_forward(tree: ast.Module, functionals: FrozenSet[str]) -> bool
     return False
 
 
-def hash_as_key(tree: ast.Module) -> bool:
+_HASH_KEY = re.compile(r"\bkey\s*=\s*hash\b")
+
+
+def hash_as_key(text: str) -> bool:
     """DET209: ``sorted(names, key=hash)``."""
-    return any(k.arg == "key" and isinstance(k.value, ast.Name) and k.value.id == "hash"
-               for _, call in calls_in_functions(tree) for k in call.keywords)
-
-
-def _dotted(node) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
-
-
-def _has_call(node) -> bool:
-    return any(isinstance(inner, ast.Call) for inner in ast.walk(node))
+    return _HASH_KEY.search(text) is not None
 
 
 _SEEDING_CALL = re.compile(r"seed\w*\s*\(([^)]*)\)", re.IGNORECASE)

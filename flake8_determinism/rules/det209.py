@@ -77,7 +77,7 @@ class HashDecidesResult(Rule):
     def might_fire_in(self, shape, settings) -> bool:
         # ``hash`` is in every ``__hash__`` and ``hashlib`` line: look for a call that can decide something.
         return super().might_fire_in(shape, settings) and (
-            shapes.hash_outside(shape.tree, shape.code.text, T.PROTOCOL_METHODS) or shapes.hash_as_key(shape.tree))
+            shapes.hash_outside(shape.tree, shape.code.text, T.PROTOCOL_METHODS) or shapes.hash_as_key(shape.code.text))
     invalid = (
         "def fold(name: str) -> str:\n    return 'valid' if hash(name) % 10 == 0 else 'train'\n",
         "import os\nimport torch\n\ndef load(cache_dir, key):\n"
