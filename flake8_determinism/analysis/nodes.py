@@ -4,7 +4,7 @@ touched when a helper runs)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from .._lazy import cst
 
@@ -63,6 +63,19 @@ def dotted_name(node: Optional[cst.CSTNode]) -> str:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return ""
+
+
+def identifiers_in(expr) -> Iterator[str]:
+    """Every name an expression spells: its ``Name`` nodes and attribute names (``self.training``
+    gives ``self`` and ``training``)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node.value
+        elif isinstance(node, cst.Attribute):
+            yield node.attr.value
+        stack.extend(code_children(node))
 
 
 def named_parameters(params) -> tuple:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 
 from .._lazy import cst
 from ..analysis.args import MISSING, find_arg, literal
-from ..analysis.nodes import code_children, named_parameters
+from ..analysis.nodes import identifiers_in, named_parameters
 from ..analysis.options import option_default_value
 from ..analysis.scopes import lookup
 
@@ -95,14 +95,7 @@ def _value_when_seeded(ctx: FileContext, expr, scope, order) -> Optional[bool]:
 
 
 def _mentions_seed(expr) -> bool:
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
-        if "seed" in name.lower():
-            return True
-        stack.extend(code_children(node))
-    return False
+    return any("seed" in name.lower() for name in identifiers_in(expr))
 
 
 def _parameter_default(ctx: FileContext, name: str, scope, order) -> Tuple[bool, object]:

@@ -158,8 +158,9 @@ class UnseededRngObject(Rule):
                 fix=edits.set_argument(site.node, "sampler", None, DEFAULT_SAMPLER, "pass a seeded sampler")
                 if ctx.facts.is_entry and not _optimizes_in_parallel(ctx) else None,
             )
-        if _albumentations_own_rng():
-            for site in ctx.calls_to(ALBUMENTATIONS_COMPOSE):
+        composes = list(ctx.calls_to(ALBUMENTATIONS_COMPOSE))
+        if composes and _albumentations_own_rng():  # the installed version is read only when needed
+            for site in composes:
                 seed = find_arg(site.node, "seed")
                 if seed is UNKNOWN or (seed is not MISSING and not is_none(seed)):
                     continue

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 from .._lazy import cst
 from ..analysis.args import MISSING, find_arg, literal
 from ..analysis.scopes import lookup
-from ..analysis.nodes import calls_in, code_children, named_parameters
+from ..analysis.nodes import calls_in, code_children, identifiers_in, named_parameters
 from ..fix import edits
 from ..tables.seeding import TORCH
 from ..tables.stochastic import ALWAYS_ON_IN_FORWARD, DROPOUT
@@ -266,14 +266,8 @@ def _calls_under_mode_tests(body) -> set:
 
 def _mentions_training(expression) -> bool:
     """``self.training``, ``training``, ``is_training``, ``train`` in a test."""
-    stack = [expression]
-    while stack:
-        node = stack.pop()
-        name = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
-        if name == "training" or name.endswith("_training") or name in ("train", "is_train"):
-            return True
-        stack.extend(code_children(node))
-    return False
+    return any(name == "training" or name.endswith("_training") or name in ("train", "is_train")
+               for name in identifiers_in(expression))
 
 
 def _on_purpose(site: CallSite, owner: cst.ClassDef) -> bool:
