@@ -32,6 +32,7 @@ class FileContext:
         self._facts: Optional[ModuleFacts] = None
         self.scope_bodies: Dict = {}  # analysis/flow.py: one walk per function body, when asked
         self._subclasses: Dict[frozenset, Dict[int, cst.ClassDef]] = {}
+        self._sites: Optional[Dict[int, CallSite]] = None
 
     @property
     def facts(self) -> ModuleFacts:
@@ -77,6 +78,12 @@ class FileContext:
             site.qualname = self.resolver.resolve(site.node.func, site.scope, site.order)
             site.resolved = True
         return site.qualname
+
+    def site_of(self, call) -> Optional[CallSite]:
+        """The call site of a ``Call`` node of this module (None for a node it did not index)."""
+        if self._sites is None:
+            self._sites = {id(site.node): site for site in self.index.calls}
+        return self._sites.get(id(call))
 
     def calls_to(self, names) -> Iterator[CallSite]:
         """Calls whose callee resolves to one of ``names``, in source order."""

@@ -53,12 +53,11 @@ def _statements_around(ctx, node, framework: str) -> Optional[Tuple[object, int,
     """(the body holding the use's statement, its index, the seeding statement's index):
     the innermost body first, then the bodies around it."""
     frameworks = set(SEEDED_BY.get(framework, (framework,)))
-    sites = {id(site.node): site for site in ctx.index.calls}
     for owner, use_index in _enclosing_bodies(ctx.module, node):
         body = _body_of(owner)
         for index in range(use_index + 1, len(body)):
             call = statement_call(body[index])
-            site = sites.get(id(call)) if call is not None else None
+            site = ctx.site_of(call) if call is not None else None
             if site is not None and ctx.facts.call_seeds(site) & frameworks:
                 return owner, use_index, index
         if isinstance(owner, cst.FunctionDef):

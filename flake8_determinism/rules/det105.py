@@ -211,7 +211,7 @@ class NonReproducibleSeed(Rule):
             return "%s(), which differs every run" % (dotted_name(call.func) or name)
         framework = DRAW_FRAMEWORK.get(name)
         if framework is not None:
-            draw = site if inside else _site_of(ctx, call)  # ``seed_all_rng(np.random.randint(...))``
+            draw = site if inside else ctx.site_of(call)  # ``seed_all_rng(np.random.randint(...))``
             if draw is not None and not ctx.facts.seeded_at(framework, draw):
                 return "%s(), a draw from %s, which is not seeded yet" % (
                     dotted_name(call.func) or name, RNG_NAMES.get(framework, framework))
@@ -311,13 +311,6 @@ def _contains(block, node) -> bool:
             return True
         stack.extend(code_children(current))
     return False
-
-
-def _site_of(ctx: FileContext, call) -> Optional[CallSite]:
-    for candidate in ctx.index.calls:
-        if candidate.node is call:
-            return candidate
-    return None
 
 
 _SEED_CALL_OR_ALIAS = re.compile(r"seed\w*\s*(?:\(|as\s)")

@@ -193,7 +193,6 @@ def _in_mapping_class(ctx: FileContext, site: CallSite) -> bool:
 class _Walker:
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
-        self.sites = {id(site.node): site for site in ctx.index.calls}
 
     def destination(self, expr, place: Place, state: str, depth: int, file_shaped: bool = False) -> Optional[str]:
         """Where ``expr`` (holding the hash) goes: what it decides, or None (nothing kept)."""
@@ -286,7 +285,7 @@ class _Walker:
         ``_LEAVES`` (goes where we do not follow), or (state, file_shaped) to follow on with the
         call's value."""
         ctx = self.ctx
-        site = self.sites.get(id(call))
+        site = self.ctx.site_of(call)
         if site is None:
             return _LEAVES
         if call.func is argument or is_log_call(call, site):

@@ -347,7 +347,6 @@ class _ModuleUses:
     def __init__(self, ctx: FileContext, names: Set[str]) -> None:
         self.ctx = ctx
         self.names = names
-        self.sites = {id(site.node): site for site in ctx.index.calls}
         self.parents: Dict[int, object] = {}
         self.occurrences: List[tuple] = []  # (attribute node, def node)
         self.strings: List[tuple] = []  # (value, def node, node)
@@ -397,13 +396,13 @@ class _ModuleUses:
 
     def _local(self, call):
         """The function or method of this module a call runs, if any (FunctionInfo)."""
-        site = self.sites.get(id(call))
+        site = self.ctx.site_of(call)
         if site is None:
             return None
         return self.ctx.resolver.local_function(call.func, site.scope, site.order, self.ctx.index.functions)
 
     def qualname(self, call) -> Optional[str]:
-        site = self.sites.get(id(call))
+        site = self.ctx.site_of(call)
         return self.ctx.qualname(site) if site is not None else None
 
     # -- what each body does
