@@ -14,6 +14,7 @@ from ..analysis.options import option_default
 from ..analysis.kinds import SALTED, argument_kind
 from ..tables.rng_draws import DRAW_FRAMEWORK
 from ..tables.rng_objects import UNSEEDED_CONSTRUCTORS
+from ..tables.aliases import KNOWN_ROOTS
 from ..tables.run_uses import RNG_NAMES
 from .. import shapes
 from .base import Report, Rule
@@ -39,8 +40,10 @@ class NonReproducibleSeed(Rule):
     ``os.urandom``, ``os.getpid``, ``secrets`` or ``uuid``, from ``hash()`` of a
     string (salted per process), or from a draw of a global RNG that is not
     seeded yet (``opt.manualSeed = random.randint(1, 10000)``) -- also through a
-    variable or an ``args.x`` attribute assigned earlier in the same body, or an
-    option's ``default=``.  One report per source, at its first seeding call.  Not
+    variable or an ``args.x`` attribute assigned earlier in the same body, an
+    option's ``default=``, or a project function that returns such a value
+    (``torch.manual_seed(utils.random_seed())``, asked of the project model from
+    the entry module).  One report per source, at its first seeding call.  Not
     a fallback drawn only when no seed is given and logged (``if opt.manualSeed is
     None: opt.manualSeed = random.randint(...)`` with ``print(opt.manualSeed)``):
     passing the logged seed repeats the run.  Such a call still counts as
@@ -52,6 +55,7 @@ class NonReproducibleSeed(Rule):
     """
 
     code = "DET105"
+    cross_module = True  # an entry module seeding with what a project function returns
     invalid = (
         "import torch\ntorch.seed()\n",
         "import random, time\nrandom.seed(time.time())\n",
@@ -110,6 +114,9 @@ class NonReproducibleSeed(Rule):
         if whole is not None and self._fires_without_draws(whole, settings):
             return True
         return shapes.seed_from_call(shape.code.text)
+
+    def might_fire_through_project(self, text, settings) -> bool:
+        return super().might_fire_through_project(text, settings) and text.search(_SEED_CALL_OR_ALIAS)
 
     @staticmethod
     def _fires_without_draws(text, settings) -> bool:
@@ -209,12 +216,24 @@ class NonReproducibleSeed(Rule):
             return None
         if name.startswith(T.ENTROPY_PREFIXES) or name in T.ENTROPY_CALLS:
             return "%s(), which differs every run" % (dotted_name(call.func) or name)
+        spelled = dotted_name(call.func) or name
         framework = DRAW_FRAMEWORK.get(name)
+        returned = None
+        if framework is None and name.split(".", 1)[0] not in KNOWN_ROOTS:
+            returned = _project_draw(ctx, name)  # ``seed = utils.random_seed()``
+            if returned is None:
+                return None
+            where, framework, drawn = returned
+            if not framework:
+                return "%s(), which returns %s() (%s), different every run" % (spelled, drawn, where)
         if framework is not None:
             draw = site if inside else ctx.site_of(call)  # ``seed_all_rng(np.random.randint(...))``
             if draw is not None and not ctx.facts.seeded_at(framework, draw):
-                return "%s(), a draw from %s, which is not seeded yet" % (
-                    dotted_name(call.func) or name, RNG_NAMES.get(framework, framework))
+                rng = RNG_NAMES.get(framework, framework)
+                if returned is not None:
+                    return "%s(), which returns %s() (%s), a draw from %s, which is not seeded yet" % (
+                        spelled, returned[2], returned[0], rng)
+                return "%s(), a draw from %s, which is not seeded yet" % (spelled, rng)
         return None
 
     @staticmethod
@@ -240,6 +259,13 @@ class NonReproducibleSeed(Rule):
                     return literal(element.value) == (True, None)
             return True
         return False
+
+
+def _project_draw(ctx: FileContext, name: str):
+    """What a project function returns, when no run can repeat it (``analysis/project``).  Asked
+    only from entry modules, as DET207 does: the run starts there."""
+    project = ctx.project if ctx.facts.is_entry else None
+    return project.returned_draw(name) if project is not None else None
 
 
 def _assigned_value(ctx: FileContext, site: CallSite, node):

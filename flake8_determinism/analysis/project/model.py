@@ -683,6 +683,18 @@ class FileView:
         found = target.module.summary.get("returns", {}).get(target.key)
         return "%s:%d" % (self.project.relative(target.module.path), found[1]) if found else ""
 
+    def returned_draw(self, qualname: Optional[str]) -> Optional[Tuple[str, str, str]]:
+        """(``utils.py:12``, framework, what it calls) when the project function ``qualname``
+        returns a value drawn from a global RNG or made from the clock, ``os.urandom`` and the
+        like (framework ``""``): ``summary.returned_draws``."""
+        target = self.target(qualname)
+        if target is None or target.kind != "function":
+            return None
+        found = target.module.summary.get("draws", {}).get(target.key)
+        if not found:
+            return None
+        return "%s:%d" % (self.project.relative(target.module.path), found[0]), found[1], found[2]
+
     def where(self, use: Use) -> str:
         return "%s:%d" % (self.project.relative(use.path), use.line)
 

@@ -26,7 +26,7 @@ from ...tables import determinism as DM
 from ...tables import seeding as T
 from ...tables.aliases import KNOWN_ROOTS
 from ...tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
-from ...tables.rng_draws import TORCH_IGNORES_GENERATOR
+from ...tables.rng_draws import DRAW_FRAMEWORK, TORCH_IGNORES_GENERATOR
 from ...tables.run_uses import INIT_PREFIX, INITIALIZES, LIBRARY_DRAWS, MASKS_DROPOUT, PRETRAINED_KEYWORDS
 from ...tables.run_uses import TORCH_MODEL_BUILDER_PREFIXES
 from ...tables.run_uses import EVAL_METHODS, PARAMETER_CLASSES, TORCH_MODEL_BUILDERS, TRAIN_MODE_METHODS
@@ -35,7 +35,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 23
+VERSION = 24
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 # A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
@@ -139,7 +139,7 @@ class _Summarizer:
         self.calls: Dict[str, List[tuple]] = {IMPORT_TIME: [], MAIN: []}  # key -> [(node, scope, kind)]
         self.classes: Dict[str, dict] = {}
         self.self_attributes: Dict[str, Dict[str, list]] = {}  # class key -> attribute -> [(value, scope)]
-        self.returns: Dict[str, List[ast.expr]] = {}
+        self.returns: Dict[str, List[Tuple[ast.expr, _Scope]]] = {}
         self.syspath: List[str] = []
         self.stars: List[str] = []
         self.has_main = False
@@ -244,7 +244,7 @@ class _Summarizer:
 
     def _return(self, node, scope: _Scope, body: str):
         if node.value is not None:
-            self.returns.setdefault(body, []).append(node.value)
+            self.returns.setdefault(body, []).append((node.value, scope))
             return [(node.value, scope, body)]
         return None
 
@@ -574,11 +574,46 @@ class _Summarizer:
         order is the caller's problem (DET207)."""
         kinds = {}
         for key, values in self.returns.items():
-            for value in values:
+            for value, _ in values:
                 if _is_set_expression(value) and not _numeric_set(value):
                     kinds[key] = ("set", value.lineno)
                     break
         return kinds
+
+
+    def returned_draws(self) -> Dict[str, tuple]:
+        """Functions that return a value no run can repeat (DET105, when the caller seeds with it):
+        ``key -> (line, framework, spelled)``, framework ``""`` for the clock, ``os.urandom`` and
+        the like, else the global RNG it draws from (repeatable once that RNG is seeded).  A
+        returned name counts through its assignment unless the function takes a seed: ``def
+        pick(seed=None): if seed is None: seed = random.randint(...)`` draws only as a fallback."""
+        draws = {}
+        for key, values in self.returns.items():
+            for value, scope in values:
+                takes_seed = any("seed" in name.lower() for name in self.params.get(key, ()))
+                if isinstance(value, ast.Name) and not takes_seed:
+                    binding = scope.names.get(value.id)
+                    if binding is not None and binding[0] == "assign" and binding[1] is not None:
+                        value = binding[1]
+                found = self._draw_in(value, scope)
+                if found is not None:
+                    draws[key] = (value.lineno,) + found
+                    break
+        return draws
+
+    def _draw_in(self, value, scope: _Scope) -> Optional[Tuple[str, str]]:
+        for node in ast.walk(value):
+            if type(node) is not ast.Call:
+                continue
+            name = self.resolve(node.func, scope)
+            if not name or name.startswith("#"):
+                continue
+            if name.startswith(T.ENTROPY_PREFIXES) or name in T.ENTROPY_CALLS:
+                return "", dotted(node.func) or name
+            framework = DRAW_FRAMEWORK.get(name)
+            if framework is not None:
+                return framework, dotted(node.func) or name
+        return None
 
 
 def signature(call: ast.Call) -> tuple:
@@ -888,6 +923,7 @@ def summarize(tree: ast.Module) -> dict:
         "syspath": tuple(summarizer.syspath),
         "main": summarizer.has_main,
         "returns": summarizer.return_kinds(),
+        "draws": summarizer.returned_draws(),
         "params": summarizer.params,
         "takes_keywords": tuple(summarizer.takes_keywords),
         # body key -> True when a seeding in it depends on an argument (``if seed is not None:``)
