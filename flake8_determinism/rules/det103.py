@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 from .._lazy import cst
 
 from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none, literal
-from ..analysis.nodes import self_attribute
+from ..analysis.nodes import dotted_name, self_attribute
 from ..analysis.scopes import enclosing_class
 from ..tables.rng_objects import (
     ALBUMENTATIONS_COMPOSE, ALBUMENTATIONS_DISTRIBUTION, ALBUMENTATIONS_OWN_RNG_SINCE, ALWAYS_UNSEEDED, DEFAULT_SAMPLER,
@@ -13,7 +13,7 @@ from ..tables.rng_objects import (
 )
 from ..fix import edits
 from .base import Report, Rule, last_parts
-from .monai_transforms import unseeded_monai_loaders
+from .monai_transforms import unseeded_monai_applications, unseeded_monai_loaders
 from .environments import environment_fix, unseeded_environments
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -37,9 +37,11 @@ class UnseededRngObject(Rule):
     ``sampler=`` (its default ``TPESampler()`` is unseeded; not with
     ``directions=``, whose default sampler differs between versions).  albumentations: a
     ``Compose`` without ``seed=`` where the installed release (>= 1.4.21; not installed:
-    assumed current) gives each ``Compose`` its own RNG.  MONAI: a torch ``DataLoader`` without
-    worker processes over a MONAI dataset whose transform has a ``Rand*`` transform, in a module
-    that never calls ``set_random_state`` (with workers DET201 reports the loader).
+    assumed current) gives each ``Compose`` its own RNG.  MONAI: a ``Rand*`` transform that
+    nothing seeds -- not ``set_random_state``, not a ``Compose`` built after
+    ``set_determinism(seed)``, not ``monai.data.DataLoader`` -- iterated by a torch
+    ``DataLoader`` without worker processes (with workers DET201 reports the loader) or
+    applied directly (``train_transforms(sample)``); one report per transform.
 
     Why it matters: an unseeded RNG object pulls fresh OS entropy, and
     ``np.random.seed`` does not affect it, so global seeding cannot save it.
@@ -72,11 +74,15 @@ class UnseededRngObject(Rule):
     )
     sources = (
         (
-            "MONAI's random transforms draw from ``Randomizable.R``, a ``np.random.RandomState()`` of "
-            "their own; ``set_determinism`` does not reach them, ``set_random_state()`` or "
-            "``monai.data.DataLoader`` (``worker_init_fn``/``set_rnd``) seed them.",
-            "Project-MONAI/MONAI monai/transforms/transform.py ``Randomizable``; monai/utils/misc.py "
-            "``set_determinism`` (its Note); monai/data/dataloader.py",
+            "MONAI's random transforms draw from ``Randomizable.R``, a ``np.random.RandomState()`` made "
+            "from OS entropy when MONAI is imported; a ``Compose`` seeds its transforms when it is built "
+            "from the seed of the last ``set_determinism`` (``set_random_state(seed=get_seed())``; None "
+            "before any), a MONAI ``Dataset`` wraps other transforms in a ``Compose``; "
+            "``set_random_state()`` or ``monai.data.DataLoader`` (``set_rnd``) seed them; a bare "
+            "transform is never reached by ``set_determinism``.",
+            "Project-MONAI/MONAI 1.6.1 monai/transforms/transform.py ``Randomizable``, "
+            "monai/transforms/compose.py ``Compose.__init__``, monai/data/dataset.py ``Dataset.__init__``, "
+            "monai/utils/misc.py ``set_determinism``/``get_seed``, monai/data/dataloader.py",
         ),
         (
             "From albumentations 1.4.21 every ``Compose`` holds ``np.random.default_rng(seed)`` and "
@@ -172,14 +178,26 @@ class UnseededRngObject(Rule):
                     fix=edits.set_argument(site.node, "seed", None, "{SEED}", "pass the seed")._replace(
                         requires=((site.qualname, "seed"),)) if ctx.facts.is_entry else None,
                 )
-        for site in unseeded_monai_loaders(ctx):
+        reported = set()  # one report per transform: its first unseeded use
+        for site, transform in unseeded_monai_loaders(ctx):
+            reported.add(id(transform))
             yield Report(
                 site.node,
-                "%s() over a MONAI dataset whose random transforms hold their own RandomState: a torch DataLoader"
-                " does not seed them (set_determinism does not either), so the augmentations differ every run —"
-                " use monai.data.DataLoader, or call set_random_state(seed=SEED) on the transform"
-                % ctx.spelling(site),
+                "%s() over a MONAI dataset whose random transforms hold their own RandomState, which nothing"
+                " seeds (a torch DataLoader does not; set_determinism only seeds a Compose built after it):"
+                " the augmentations differ every run — use monai.data.DataLoader, call set_determinism(seed=SEED)"
+                " before building the transforms, or set_random_state(seed=SEED) on them" % ctx.spelling(site),
             )
+        for site, transform in unseeded_monai_applications(ctx):
+            if id(transform) not in reported:
+                reported.add(id(transform))
+                yield Report(
+                    site.node,
+                    "%s() applies a MONAI random transform whose own RandomState nothing seeds (set_determinism"
+                    " only seeds a Compose built after it): its draws differ every run — call"
+                    " set_determinism(seed=SEED) before building a Compose of them, or set_random_state(seed=SEED)"
+                    " on the transform" % _applied(ctx, site),
+                )
         for site, resets in unseeded_environments(ctx):
             yield Report(
                 site.node,
@@ -188,6 +206,14 @@ class UnseededRngObject(Rule):
                 " — call reset(seed=SEED) once, at the first reset" % ctx.spelling(site),
                 fix=environment_fix(ctx, site, resets),
             )
+
+
+def _applied(ctx: FileContext, site) -> str:
+    """``augment`` for ``augment(x)``; ``RandFlip(...)`` for ``RandFlip(prob=0.5)(x)``."""
+    func = site.node.func
+    if isinstance(func, cst.Call):
+        return "%s(...)" % (dotted_name(func.func) or "transform")
+    return ctx.spelling(site)
 
 
 def _albumentations_own_rng() -> bool:

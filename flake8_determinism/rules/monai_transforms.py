@@ -1,33 +1,46 @@
 """MONAI's random transforms hold their own ``RandomState`` (DET103's MONAI case).
 
 ``monai.transforms.Randomizable.R`` is a ``np.random.RandomState()`` made when MONAI is
-imported; ``set_determinism`` does not reach it (its docstring says so).  Only the transform's
-``set_random_state(seed=...)`` or ``monai.data.DataLoader`` (whose ``worker_init_fn``/``set_rnd``
-seed the dataset's transforms from torch's RNG) do.  A plain torch ``DataLoader`` over a MONAI
-dataset whose transform includes a ``Rand*`` transform therefore draws OS entropy every run.  With
-worker processes DET201 reports the loader instead (its ``seed_worker`` reseeds the transforms in
-each worker from torch's seed): one report per cause.
+imported, from OS entropy.  What reaches a transform (MONAI 1.6, transforms/compose.py,
+data/dataset.py, data/dataloader.py, utils/misc.py):
+
+- a ``Compose`` seeds its random transforms when it is built, from ``get_seed()``: the seed of
+  the last ``set_determinism(seed)`` (None before any, so a ``Compose`` built before it draws
+  entropy); a MONAI ``Dataset`` wraps a transform that is not a ``Compose`` in one when it is
+  built;
+- ``set_random_state(seed=...)`` on the transform;
+- ``monai.data.DataLoader`` (its ``set_rnd`` reseeds the dataset's transforms from torch's RNG).
+
+A bare ``Rand*`` transform (not in a ``Compose``) is never reached by ``set_determinism``.  So a
+torch ``DataLoader`` without workers over a MONAI dataset, or a transform applied directly
+(``train_transforms(sample)``), draws entropy every run unless one of those seeded it.  With
+worker processes DET201 reports the loader instead (its ``seed_worker`` reseeds the transforms
+in each worker from torch's seed): one report per cause.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..analysis.nodes import code_children
 from ..analysis.scopes import lookup
-from ..tables.rng_objects import MONAI_DATASETS, MONAI_RANDOM_TRANSFORMS, MONAI_SEEDING_METHOD, TORCH_DATALOADER
+from ..tables.rng_objects import (
+    MONAI_COMPOSE, MONAI_DATASETS, MONAI_RANDOM_TRANSFORMS, MONAI_SEEDING_METHOD, MONAI_SET_DETERMINISM,
+    MONAI_TRANSFORM_PREFIXES, TORCH_DATALOADER,
+)
+from ..tables.seeding import NUMPY
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
 
 
-def unseeded_monai_loaders(ctx: FileContext) -> Iterator[CallSite]:
-    """torch ``DataLoader`` calls over a MONAI dataset with a random transform, in a module that
-    never calls ``set_random_state``."""
-    if any(site.method_name == MONAI_SEEDING_METHOD for site in ctx.index.calls):
+def unseeded_monai_loaders(ctx: FileContext) -> Iterator[Tuple[CallSite, object]]:
+    """(loader, transform): torch ``DataLoader`` calls without workers over a MONAI dataset whose
+    random transform nothing seeds."""
+    if _seeds_transforms(ctx):
         return
     for site in ctx.calls_to({TORCH_DATALOADER}):
         workers = find_arg(site.node, "num_workers", 5)
@@ -37,8 +50,58 @@ def unseeded_monai_loaders(ctx: FileContext) -> Iterator[CallSite]:
         if not isinstance(dataset, cst.Call) or not _is(ctx, site, dataset, MONAI_DATASETS):
             continue
         transform = _value(ctx, site, find_arg(dataset, "transform", 1))
-        if transform is not None and _draws(ctx, site, transform):
-            yield site
+        if transform is not None and _unseeded(ctx, site, transform, built_by=dataset):
+            yield site, transform
+
+
+def unseeded_monai_applications(ctx: FileContext) -> Iterator[Tuple[CallSite, object]]:
+    """(call, transform): a MONAI transform with a random part applied directly (``train_transforms(sample)``,
+    ``RandFlip(prob=0.5)(image)``) that nothing seeds."""
+    if _seeds_transforms(ctx):
+        return
+    for site in ctx.index.calls:
+        func = site.node.func
+        if not isinstance(func, (cst.Name, cst.Call)):
+            continue
+        transform = _value(ctx, site, func)
+        if isinstance(transform, cst.Call) and _is(ctx, site, transform, MONAI_TRANSFORM_PREFIXES) \
+                and _unseeded(ctx, site, transform, built_by=None):
+            yield site, transform
+
+
+def _seeds_transforms(ctx: FileContext) -> bool:
+    return any(site.method_name == MONAI_SEEDING_METHOD for site in ctx.index.calls)
+
+
+def _unseeded(ctx: FileContext, site: CallSite, transform, built_by) -> bool:
+    """The transform draws, and no ``Compose`` holding it was built after ``set_determinism``:
+    a ``Compose([...Rand...])`` call, or a bare ``Rand*`` transform (wrapped in a ``Compose``
+    by the MONAI dataset ``built_by``, when there is one)."""
+    if not _draws(ctx, site, transform):
+        return False
+    if _is(ctx, site, transform, MONAI_COMPOSE):
+        built = ctx.site_of(transform)
+    elif built_by is not None:
+        built = ctx.site_of(built_by)
+    else:
+        return True  # a bare transform: its class-wide RandomState, which set_determinism never reaches
+    return built is None or not _monai_seed_set(ctx, built)
+
+
+def _monai_seed_set(ctx: FileContext, built: CallSite) -> bool:
+    """``set_determinism(seed)`` runs before the ``Compose`` is built: earlier in the same body;
+    at import time when it is built in a function; or in a function that has seeded NumPy (as
+    ``set_determinism`` does) by then."""
+    for seeding in ctx.calls_to({MONAI_SET_DETERMINISM}):
+        seed = find_arg(seeding.node, "seed", 0)
+        if seed is UNKNOWN or literal(seed) == (True, None):
+            continue  # ``set_determinism(seed=None)`` turns determinism off
+        if seeding.fn is built.fn:
+            if seeding.order < built.order:
+                return True
+        elif seeding.fn is None or ctx.facts.seeded_at(NUMPY, built):
+            return True
+    return False
 
 
 def _value(ctx: FileContext, site: CallSite, expr, depth: int = 0):

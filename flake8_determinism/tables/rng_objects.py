@@ -40,13 +40,22 @@ ALBUMENTATIONS_COMPOSE = frozenset({"albumentations.Compose", "albumentations.co
 ALBUMENTATIONS_DISTRIBUTION = "albumentations"
 ALBUMENTATIONS_OWN_RNG_SINCE = (1, 4, 21)
 
-# MONAI: ``Randomizable.R = np.random.RandomState()`` (monai/transforms/transform.py), not reached by
-# ``set_determinism`` (monai/utils/misc.py, its Note); ``monai.data.DataLoader`` seeds the dataset's
-# transforms (monai/data/dataloader.py, monai/data/utils.py ``worker_init_fn``/``set_rnd``), a
-# torch DataLoader does not.
-MONAI_RANDOM_TRANSFORMS = ("monai.transforms.Rand",)  # RandFlip, RandCropByPosNegLabeld, ...
+# MONAI (1.6): ``Randomizable.R = np.random.RandomState()`` (monai/transforms/transform.py), made
+# from OS entropy at import and shared by every transform not yet seeded.  A ``Compose`` (and its
+# random subclasses) seeds its transforms when built, from the seed of the last ``set_determinism``
+# (monai/transforms/compose.py ``set_random_state(seed=get_seed())``, monai/utils/misc.py), and a
+# MONAI ``Dataset`` wraps any other transform in a ``Compose`` (monai/data/dataset.py);
+# ``monai.data.DataLoader`` reseeds the dataset's transforms (monai/data/dataloader.py,
+# monai/data/utils.py ``set_rnd``), a torch DataLoader does not.
+_MONAI_RANDOM_COMPOSES = ("OneOf", "SomeOf", "RandomOrder")
+MONAI_RANDOM_TRANSFORMS = ("monai.transforms.Rand",) + tuple(  # RandFlip, RandCropByPosNegLabeld, ...
+    "monai.transforms." + name for name in _MONAI_RANDOM_COMPOSES)
+MONAI_COMPOSE = frozenset({"monai.transforms.Compose", "monai.transforms.compose.Compose"} | {
+    "monai.transforms." + name for name in _MONAI_RANDOM_COMPOSES})
+MONAI_TRANSFORM_PREFIXES = frozenset({"monai.transforms."})
 MONAI_DATASETS = frozenset({"monai.data.", "monai.apps."})  # Dataset, CacheDataset, DecathlonDataset, ...
 MONAI_SEEDING_METHOD = "set_random_state"
+MONAI_SET_DETERMINISM = "monai.utils.set_determinism"
 TORCH_DATALOADER = "torch.utils.data.DataLoader"
 
 # Constructors that are unseeded whatever their arguments.
