@@ -5,7 +5,8 @@ directory on the way to it.  The directories are read from the path relative to
 the working directory when the file lies under it (an editor passes absolute
 paths; a checkout under ``/home/me/test/`` is not a test module), else from the
 whole path.  Content, from the ``ast`` tree flake8 already built: a module-level
-``def test_*``, a class deriving from a ``*TestCase``, or a pytest-style
+``def test_*`` that the module never calls itself (a training script's ``test_step``/``test_epoch``
+is called by its loop), a class deriving from a ``*TestCase``, or a pytest-style
 ``class Test*`` with a ``test_*`` method.
 """
 
@@ -37,9 +38,14 @@ def is_test_path(filename: str) -> bool:
 
 
 def defines_tests(tree: ast.Module) -> bool:
+    called = None
     for node in tree.body:
         if isinstance(node, _FUNCTIONS) and node.name.startswith(E.TEST_FUNCTION_PREFIX):
-            return True
+            # A test runner calls a test; a training script calls its own ``test_step``/``test_epoch``.
+            if called is None:
+                called = _called_names(tree)
+            if node.name not in called:
+                return True
         if isinstance(node, ast.ClassDef):
             if any(_base_name(base).endswith(E.TEST_CASE_BASE_SUFFIX) for base in node.bases):
                 return True
@@ -60,3 +66,15 @@ def _base_name(node: ast.expr) -> str:
     if isinstance(node, ast.Name):
         return node.id
     return ""
+
+
+def _called_names(tree: ast.Module) -> set:
+    """Names called anywhere in the module (``test_step(x, y)``), also passed on as a callable
+    (``map(test_one, items)``, ``pool.submit(test_one, ...)``)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for part in [node.func, *node.args, *(k.value for k in node.keywords)]:
+                if isinstance(part, ast.Name):
+                    found.add(part.id)
+    return found

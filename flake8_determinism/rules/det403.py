@@ -29,6 +29,13 @@ _FUNCTIONAL_WORDS = last_parts(ALWAYS_ON_IN_FORWARD)
 _LAYER_WORDS = last_parts(TORCH_DROPOUT) - _FUNCTIONAL_WORDS
 _FUNCTIONAL_CALL = re.compile(r"\bdropout[123]?d?\s*\(")
 
+# Keras: ``model(x, training=True)`` outside training.  A call we cannot resolve is a model or
+# layer object (``model``, ``self.encoder``); resolved, only a Keras/TensorFlow callee.
+KERAS_ROOTS = frozenset({"tensorflow", "keras", "tf_keras"})
+_KERAS_CALLEES = KERAS_ROOTS | {""}
+GRADIENT_TAPES = frozenset({"tensorflow.GradientTape", "tensorflow.gradients"})
+_TRAINING_TRUE = re.compile(r"\btraining\s*=\s*True\b")
+
 # Dropout kept on at inference on purpose: Monte Carlo dropout, Bayesian approximations.
 _ON_PURPOSE = re.compile(r"(^|_)mc(_|$)|mcdropout|monte|bayes|uncertain", re.IGNORECASE)
 
@@ -46,13 +53,17 @@ class DropoutAtEvaluation(Rule):
     module where nothing ever leaves training mode (no ``.eval()``, no ``.train(False)``), a
     model of a class defined here that holds dropout, called in an evaluation: a function named
     ``evaluate``/``validate``/``test``/``predict``/``infer``... or one that turns gradients off.
+    And in TensorFlow/Keras code, a model or layer called with ``training=True`` in an evaluation
+    function (``test_step``, ``evaluate``, ``predict``...), unless that function records
+    gradients (``tf.GradientTape``), the call repeats over a ``range`` (Monte Carlo sampling), or
+    the names say Monte Carlo/Bayesian.
 
     Why it matters: every evaluation, validation score and prediction then draws fresh
     dropout masks: two evaluations of the same checkpoint disagree, and the scores are
     lower than the model's.
 
     Example: ``def forward(self, x): return self.fc(F.dropout(x, 0.5))``.
-    Fix: pass ``training=self.training``.
+    Fix: pass ``training=self.training`` (Keras: ``training=False``).
     """
 
     code = "DET403"
@@ -70,6 +81,13 @@ class DropoutAtEvaluation(Rule):
     )
     sources = (
         (
+            "Keras layers take ``training``: ``True`` runs them in training mode (dropout drops units, "
+            "batch normalization normalizes with the batch's statistics) whatever the call site.",
+            "https://keras.io/api/layers/base_layer/#call-method; "
+            "https://www.tensorflow.org/guide/keras/writing_a_training_loop_from_scratch "
+            "(``test_step`` calls the model with ``training=False``)",
+        ),
+        (
             "``torch.nn.functional.dropout``, ``dropout1d``, ``dropout2d`` and ``dropout3d`` take "
             "``training: bool = True``: called without it they drop units whatever the module's mode.",
             "pytorch/pytorch torch/nn/functional.py (torch 2.13), def dropout(input, p=0.5, training=True, "
@@ -82,17 +100,22 @@ class DropoutAtEvaluation(Rule):
         ),
     )
     fix_description = (
-        "Passes ``training=self.training``. Unsafe: it turns "
+        "Passes ``training=self.training`` (Keras: ``training=False``). Unsafe: it turns "
         "the dropout off at evaluation, which changes evaluation results (the point) -- review it where "
         "a model keeps dropout on at inference on purpose."
     )
 
     def might_fire(self, text, settings) -> bool:
-        # A functional dropout in a ``forward``; or any dropout, for the evaluation case.
+        # A functional dropout in a ``forward``; or any dropout, for the evaluation case; or a Keras
+        # call with ``training=True``.
+        if text.has_any(KERAS_ROOTS) and text.search(_TRAINING_TRUE):
+            return True
         return super().might_fire(text, settings) and ("forward" in text or text.has_any(_LAYER_WORDS))
 
     def might_fire_in(self, shape, settings) -> bool:
         code = shape.code
+        if code.has_any(KERAS_ROOTS) and code.search(_TRAINING_TRUE):
+            return True
         if "forward" in code and code.has_any(_FUNCTIONAL_WORDS) and code.search(_FUNCTIONAL_CALL) \
                 and shapes.functional_in_forward(shape.tree, _FUNCTIONAL_WORDS):
             return True
@@ -101,6 +124,7 @@ class DropoutAtEvaluation(Rule):
     def check(self, ctx: FileContext) -> Iterator[Report]:
         yield from self._functional_in_forward(ctx)
         yield from _evaluated_in_training_mode(ctx)
+        yield from _keras_training_at_evaluation(ctx)
 
     @staticmethod
     def _functional_in_forward(ctx: FileContext) -> Iterator[Report]:
@@ -145,6 +169,86 @@ def _evaluated_in_training_mode(ctx: FileContext) -> Iterator[Report]:
                          " — call %s.eval() before evaluating (and .train() before training again)"
                          % (site.node.func.value, klass, site.node.func.value))
             return
+
+
+def _keras_training_at_evaluation(ctx: FileContext) -> Iterator[Report]:
+    """``model(x, training=True)`` in an evaluation (a function named ``evaluate``/``test_step``/
+    ``predict``/...) of a TensorFlow/Keras module: dropout (and batch statistics) stay in training
+    behaviour.  Not in a function that records gradients (``tf.GradientTape``), not when repeated
+    over a ``range`` (Monte Carlo sampling), not where the names say it is on purpose."""
+    if not ctx.index.imported_roots & KERAS_ROOTS:
+        return
+    for site in ctx.index.calls:
+        fn = site.fn
+        if fn is None or literal(find_arg(site.node, "training")) != (True, True):
+            continue
+        name = ctx.qualname(site) or ""
+        if name.split(".", 1)[0] not in _KERAS_CALLEES:
+            continue  # a model or layer object (unresolved), or a Keras call; not torch's F.dropout
+        outer = _evaluation_function(fn)
+        if outer is None or _on_purpose_names(ctx, fn) or _records_gradients(ctx, outer) \
+                or _repeated_over_range(ctx, site.node):
+            continue
+        yield Report(
+            site.node,
+            "%s(..., training=True) in %s(): dropout stays on (and batch normalization uses batch"
+            " statistics) at evaluation, so its results differ run to run — pass training=False"
+            % (ctx.spelling(site), outer.name),
+            fix=edits.set_argument(site.node, "training", None, "False", "pass training=False", safe=False),
+        )
+
+
+def _evaluation_function(fn):
+    """The innermost enclosing function named as an evaluation (``test_step``, ``evaluate``...)."""
+    while fn is not None:
+        if EVALUATION_FUNCTION.match(fn.name):
+            return fn
+        fn = _outer(fn)
+    return None
+
+
+def _outer(fn):
+    """The function whose body defines ``fn`` (None for a module-level function or a method)."""
+    scope = fn.parent_scope
+    while scope is not None and scope.function is None:
+        scope = scope.parent
+    return scope.function if scope is not None else None
+
+
+def _on_purpose_names(ctx: FileContext, fn) -> bool:
+    """Monte Carlo dropout or a Bayesian approximation, by the names around the call."""
+    names = [ctx.path or ""]
+    while fn is not None:
+        names.append(fn.name)
+        if fn.is_method and isinstance(fn.parent_scope.node, cst.ClassDef):
+            names.append(fn.parent_scope.node.name.value)
+        fn = _outer(fn)
+    return any(_ON_PURPOSE.search(name) for name in names)
+
+
+def _records_gradients(ctx: FileContext, fn) -> bool:
+    return any(site.fn is fn and (ctx.qualname(site) or "") in GRADIENT_TAPES for site in ctx.index.calls)
+
+
+def _repeated_over_range(ctx: FileContext, call) -> bool:
+    """``[model(x, training=True) for _ in range(n)]``: n samples of the dropout masks."""
+    node = ctx.index.parents.get(id(call))
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        loops = [node] if isinstance(node, cst.For) else list(_comprehension_loops(node))
+        for loop in loops:
+            if isinstance(loop.iter, cst.Call) and isinstance(loop.iter.func, cst.Name) \
+                    and loop.iter.func.value in ("range", "trange"):
+                return True
+        node = ctx.index.parents.get(id(node))
+    return False
+
+
+def _comprehension_loops(node):
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        loop = node.for_in
+        while loop is not None:
+            yield loop
+            loop = loop.inner_for_in
 
 
 def _calls_without_gradients(ctx: FileContext) -> set:
