@@ -5,7 +5,9 @@ from typing import TYPE_CHECKING, Iterator, List, Optional
 from .._lazy import cst
 from ..analysis.nodes import code_children, dotted_name
 from ..tables import resume as R
+from ..tables.run_uses import INITIALIZES
 from .base import Report, Rule
+from .runs import run_of
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -23,9 +25,13 @@ class ResumeWithoutRngState(Rule):
     What it does: in an entry module, reports the restore of an optimizer's state
     (``optimizer.load_state_dict(ckpt["optimizer"])``) followed by training in the same function
     (the run continues a training; loading saved checkpoints to evaluate them is not resuming), in a
-    seeded run (unseeded, the seeding report comes first) of a module that also saves checkpoints (``torch.save``) but neither saves nor restores any RNG
+    seeded run (unseeded, the seeding report comes first) that draws after the checkpoint (dropout,
+    a shuffling loader, an augmentation, a draw after the restore: a run whose only draws came
+    before it resumes exactly), of a module that also saves checkpoints (``torch.save``) but
+    neither saves nor restores any RNG
     state (``torch.get_rng_state``/``set_rng_state``, ``torch.cuda.get_rng_state_all``,
-    ``np.random.get_state``, ``random.getstate``, an RNG object's ``get_state``).  Not in a
+    ``np.random.get_state``, ``random.getstate``, an RNG object's ``get_state``).  Not a state
+    handed from one live optimizer to another (``load_state_dict(other.state_dict())``).  Not in a
     script built on a framework whose checkpoints hold the RNG states (Lightning, Hugging
     Face ``Trainer``, accelerate ``save_state``, mmengine).  Also a seeding call that runs after
     an RNG state is restored in the same function: it overwrites what was restored.
@@ -45,7 +51,7 @@ class ResumeWithoutRngState(Rule):
     precheck_scope = "entry"
     triggers = frozenset({R.RESTORE_METHOD}) | frozenset(name.rsplit(".", 1)[-1] for name in R.RESTORING_RNG)
     invalid = (
-        "import torch\ntorch.manual_seed(0)\nmodel = torch.nn.Linear(2, 2)\n"
+        "import torch\ntorch.manual_seed(0)\nmodel = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.1))\n"
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "ckpt = torch.load('last.pt')\nmodel.load_state_dict(ckpt['model'])\n"
         "optimizer.load_state_dict(ckpt['optimizer'])\noptimizer.step()\n"
@@ -107,7 +113,7 @@ class ResumeWithoutRngState(Rule):
         if not facts.seeds_anything():
             return  # unseeded, a resumed run differs anyway: the seeding report (DET100) comes first
         restore = _first_optimizer_restore(ctx)
-        if restore is not None and _trains_after(ctx, restore):
+        if restore is not None and _trains_after(ctx, restore) and _draws_after(ctx, restore):
             yield Report(restore.node, "%s — save torch.get_rng_state(), np.random.get_state() and"
                          " random.getstate() in the checkpoint and restore them" % _RESUME_WHY)
 
@@ -138,6 +144,8 @@ def _first_optimizer_restore(ctx: FileContext) -> Optional[CallSite]:
             continue
         func = site.node.func
         receiver = dotted_name(func.value) if isinstance(func, cst.Attribute) else ""
+        if _copied_in_memory(site.node):
+            continue  # ``optimizer.load_state_dict(other.state_dict())``: one run hands its state on
         if _names_optimizer(receiver.rsplit(".", 1)[-1]) or any(_names_optimizer(key) for key in _keys(site.node)):
             return site
     return None
@@ -151,6 +159,33 @@ def _trains_after(ctx: FileContext, restore: CallSite) -> bool:
             method = site.method_name
             if method in R.TRAINING_METHODS or method.lstrip("_").startswith("train"):
                 return True
+    return False
+
+
+def _draws_after(ctx: FileContext, restore: CallSite) -> bool:
+    """The run draws after the checkpoint: dropout, a shuffling loader or an augmentation applied
+    while it trains, or a draw that runs after the restore (weights the checkpoint replaces are
+    not).  A run whose only draws were before it resumes exactly."""
+    run = run_of(ctx)
+    if run is None:
+        return True
+    after = run.when(restore)
+    return any(
+        (use.deferred or use.order > after) and not use.what.startswith(INITIALIZES)
+        for uses in run.uses.values() for use in uses
+    )
+
+
+def _copied_in_memory(call) -> bool:
+    """The state comes from a live object (``other.state_dict()``, ``copy.deepcopy(...)``)."""
+    stack = [arg.value for arg in call.args]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
+            name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
+            if name in ("state_dict", "deepcopy"):
+                return True
+        stack.extend(code_children(node))
     return False
 
 

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..analysis.nodes import dotted_name
+from ..analysis.nodes import calls_in, code_children, dotted_name, named_parameters
 from ..analysis.switches import ON, dict_entry, flag_state, is_config_dict, subscript_key
 from ..tables.determinism import (
     ALGORITHMS, ALGORITHMS_WARN_ONLY, AUTOTUNE_MODES, BENCHMARK_ON, CUDNN_BENCHMARK, INDUCTOR_DETERMINISTIC,
@@ -39,7 +39,8 @@ class CudnnBenchmark(Rule):
     default is yours to change).  And ``torch.compile(mode="max-autotune")`` (or
     ``"max-autotune-no-cudagraphs"``) in a module that does not turn deterministic algorithms
     on: ``use_deterministic_algorithms(True)`` also puts Inductor in its deterministic mode,
-    which skips the benchmarking.
+    which skips the benchmarking (one report per module, since that one switch covers every
+    call; not under ``if flag:`` where the parameter ``flag`` defaults to off).
 
     Why it matters: benchmarking noise decides which algorithm wins, so two runs
     can use different kernels with different rounding, even on one machine.
@@ -126,10 +127,14 @@ class CudnnBenchmark(Rule):
                 or _sets_inductor_deterministic(ctx):
             return
         for site in sites:
+            if _off_by_default(ctx, site):
+                continue
+            # One report per module: one use_deterministic_algorithms(True) covers every compile.
             yield Report(site.node, "%s(mode=%r) benchmarks kernel choices on the device and keeps the fastest,"
                          " which can differ run to run — turn Inductor's deterministic mode on with"
                          " torch.use_deterministic_algorithms(True) (or use the default mode)"
                          % (ctx.spelling(site), literal(find_arg(site.node, "mode", 2))[1]))
+            return
 
     def _mmengine(self, ctx: FileContext) -> Iterator[Report]:
         variable, key = MMENGINE_ENV_CFG
@@ -146,6 +151,27 @@ class CudnnBenchmark(Rule):
             if value not in (MISSING, UNKNOWN) and literal(value) == (True, True):
                 yield Report(value, "%s=dict(%s=True): mmengine turns cudnn.benchmark on; %s — set %s=False"
                              % (variable, key, _WHY, key), fix=edits.replace(value, "False", "set it to False"))
+
+
+def _off_by_default(ctx: FileContext, site) -> bool:
+    """The call sits under ``if flag:`` where ``flag`` is a parameter of its function that defaults
+    to ``False``/``None``/0 (``if compile_image_encoder:``): an option its callers turn on."""
+    if site.fn is None or not isinstance(site.fn.node, cst.FunctionDef):
+        return False
+    off = {param.name.value for param in named_parameters(site.fn.node.params)
+           if param.default is not None and literal(param.default)[0] and not literal(param.default)[1]}
+    if not off:
+        return False
+    stack = [site.fn.node.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.If) and isinstance(node.test, cst.Name) and node.test.value in off \
+                and id(site.node) in calls_in([node.body]):
+            return True
+        stack.extend(code_children(node))
+    return False
 
 
 def _sets_inductor_deterministic(ctx: FileContext) -> bool:
