@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..tables.determinism import CUDNN_DETERMINISTIC
+from ..tables.determinism import CUDNN_DETERMINISTIC, restores_defaults
 from ..fix import edits
 from .base import Report, Rule
 from .cudnn import flag_assignments
@@ -56,6 +56,8 @@ class CudnnNotDeterministic(Rule):
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         for assignment, how in flag_assignments(ctx, CUDNN_DETERMINISTIC, False, defaults=True):
+            if assignment.fn is not None and restores_defaults(assignment.fn.name):
+                continue  # a teardown putting the defaults back (``unset_deterministic()``)
             if how:  # a value the run can choose: only its default is known
                 yield Report(assignment.target, "cudnn.deterministic = %s, and %s: %s"
                              % (ctx.module.code_for_node(assignment.value), how, _MESSAGE))

@@ -10,7 +10,7 @@ from ..analysis.body import scope_body
 from ..analysis.nodes import callee_name, code_children
 from ..analysis.scopes import lookup
 from ..tables.determinism import (
-    FRAMEWORK_SWITCHES, LIGHTNING_TRAINERS, MMENGINE_RANDOMNESS, MMENGINE_RUNNERS, NOT_CUDA_ROOTS, RESTORING_METHODS,
+    FRAMEWORK_SWITCHES, LIGHTNING_TRAINERS, MMENGINE_RANDOMNESS, MMENGINE_RUNNERS, NOT_CUDA_ROOTS, restores_defaults,
     TORCH_DETERMINISM, TORCH_TRAINING_ROOTS, ULTRALYTICS_ROOT, ULTRALYTICS_TRAIN, is_training_arguments,
 )
 from ..fix import edits
@@ -216,8 +216,10 @@ def _restores(ctx: FileContext, site: CallSite) -> bool:
     """``False`` that puts back a state saved or set just before: in a ``finally:`` block, an
     ``__exit__``/``tearDown``, under ``if not was_enabled:``, or after ``(True)`` in the same body."""
     fn = site.fn
-    if fn is not None and (fn.name in RESTORING_METHODS or fn.name.lower().startswith("teardown")):
+    if fn is not None and restores_defaults(fn.name):
         return True
+    if _ultralytics_trains_after(ctx, site):
+        return True  # its trainer turns the deterministic mode back on (``deterministic=True`` by default)
     if any(other.fn is fn and other.order < site.order for other in ctx.calls_by_name.get(_SWITCH, ())
            if literal(find_arg(other.node, "mode", 0)) == (True, True)):
         return True
@@ -229,6 +231,15 @@ def _restores(ctx: FileContext, site: CallSite) -> bool:
         if isinstance(node, cst.If) and _reads_saved_state(ctx, node.test, site):
             return True
         node = body.parents.get(id(node))
+    return False
+
+
+def _ultralytics_trains_after(ctx: FileContext, site: CallSite) -> bool:
+    for other in ctx.index.calls:
+        if other.order > site.order and other.fn is site.fn and other.method_name == ULTRALYTICS_TRAIN \
+                and (ctx.qualname(other) or "").startswith(ULTRALYTICS_ROOT) \
+                and literal(find_arg(other.node, "deterministic")) != (True, False):
+            return True
     return False
 
 

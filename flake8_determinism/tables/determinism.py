@@ -143,6 +143,13 @@ FRAMEWORK_SWITCHES = (
 )
 # Methods whose ``use_deterministic_algorithms(False)`` restores a state (DET303).
 RESTORING_METHODS = frozenset({"__exit__", "__aexit__", "restore", "reset"})
+# Functions that put defaults back after a run (Ultralytics ``unset_deterministic()``): their
+# ``False`` is a teardown; the switch a user turns off is reported at the user's call.
+RESTORING_PREFIXES = ("teardown", "unset", "restore", "reset")
+
+
+def restores_defaults(function_name: str) -> bool:
+    return function_name in RESTORING_METHODS or function_name.lower().lstrip("_").startswith(RESTORING_PREFIXES)
 
 # Scripts importing these train on XLA devices (TPU), not on CUDA (DET303 stays quiet).
 NOT_CUDA_ROOTS = frozenset({"torch_xla"})
