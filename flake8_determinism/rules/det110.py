@@ -1,10 +1,12 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, List, Optional
+import re
+from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
 from .._lazy import cst
 from ..analysis.nodes import code_children, dotted_name
 from ..tables import resume as R
+from ..tables.aliases import KNOWN_ROOTS
 from ..tables.run_uses import INITIALIZES
 from .base import Report, Rule
 from .runs import run_of
@@ -13,6 +15,7 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
 
+_RESUME_WORDS = re.compile(r"resume|checkpoint|ckpt", re.IGNORECASE)
 _RESUME_WHY = (
     "a resumed run restores the model and the optimizer but not the RNG states, so its dropout masks, data order"
     " and augmentations after the checkpoint differ from those of an uninterrupted run"
@@ -23,12 +26,13 @@ class ResumeWithoutRngState(Rule):
     """DET110: a run resumes from a checkpoint without the RNG states.
 
     What it does: in an entry module, reports the restore of an optimizer's state
-    (``optimizer.load_state_dict(ckpt["optimizer"])``) followed by training in the same function
+    (``optimizer.load_state_dict(ckpt["optimizer"])``, or a call to a project function that does
+    it: ``misc.load_model(args, model, optimizer)``) followed by training in the same function
     (the run continues a training; loading saved checkpoints to evaluate them is not resuming), in a
     seeded run (unseeded, the seeding report comes first) that draws after the checkpoint (dropout,
     a shuffling loader, an augmentation, a draw after the restore: a run whose only draws came
-    before it resumes exactly), of a module that also saves checkpoints (``torch.save``) but
-    neither saves nor restores any RNG
+    before it resumes exactly), of a module that also saves checkpoints (``torch.save``, itself
+    or through a project function) but neither it nor those functions save or restore any RNG
     state (``torch.get_rng_state``/``set_rng_state``, ``torch.cuda.get_rng_state_all``,
     ``np.random.get_state``, ``random.getstate``, an RNG object's ``get_state``).  Not a state
     handed from one live optimizer to another (``load_state_dict(other.state_dict())``).  Not in a
@@ -48,6 +52,7 @@ class ResumeWithoutRngState(Rule):
     """
 
     code = "DET110"
+    cross_module = True  # a project helper restores the optimizer or saves the checkpoint
     precheck_scope = "entry"
     triggers = frozenset({R.RESTORE_METHOD}) | frozenset(name.rsplit(".", 1)[-1] for name in R.RESTORING_RNG)
     invalid = (
@@ -101,21 +106,34 @@ class ResumeWithoutRngState(Rule):
         "            'python_rng': random.getstate()}, 'last.pt')\n"
     )
 
+    def might_fire_through_project(self, text, settings) -> bool:
+        # ``misc.load_model(args, model, optimizer)`` under ``args.resume``: a project helper restores.
+        return super().might_fire_through_project(text, settings) and text.search(_RESUME_WORDS)
+
     def check(self, ctx: FileContext) -> Iterator[Report]:
         facts = ctx.facts
         if not facts.is_entry or ctx.index.imported_roots & R.FRAMEWORK_ROOTS:
             return
         yield from self._seeding_after_restore(ctx)
-        if any(_handles_rng_state(ctx, site) for site in ctx.index.calls):
+        helpers = _project_helpers(ctx)  # [(call, "RS"...)]: what the project functions it calls do
+        if any(_handles_rng_state(ctx, site) for site in ctx.index.calls) or any("G" in f for _, f in helpers):
             return
-        if not any(ctx.qualname(site) in R.CHECKPOINT_SAVERS for site in ctx.index.calls if facts.reaches(site.fn)):
+        reached = [site for site in ctx.index.calls if facts.reaches(site.fn)]
+        if not any(ctx.qualname(site) in R.CHECKPOINT_SAVERS for site in reached) \
+                and not any("S" in f for _, f in helpers):
             return
         if not facts.seeds_anything():
             return  # unseeded, a resumed run differs anyway: the seeding report (DET100) comes first
-        restore = _first_optimizer_restore(ctx)
-        if restore is not None and _trains_after(ctx, restore) and _draws_after(ctx, restore):
-            yield Report(restore.node, "%s — save torch.get_rng_state(), np.random.get_state() and"
-                         " random.getstate() in the checkpoint and restore them" % _RESUME_WHY)
+        restores = [site for site, f in helpers if "R" in f]
+        local = _first_optimizer_restore(ctx)
+        if local is not None:
+            restores.append(local)
+        for restore in sorted(restores, key=lambda site: site.order):
+            if _trains_after(ctx, restore) and _draws_after(ctx, restore):
+                how = "" if restore is local else "%s() restores the optimizer's state, and " % ctx.spelling(restore)
+                yield Report(restore.node, "%s%s — save torch.get_rng_state(), np.random.get_state() and"
+                             " random.getstate() in the checkpoint and restore them" % (how, _RESUME_WHY))
+                return
 
     @staticmethod
     def _seeding_after_restore(ctx: FileContext) -> Iterator[Report]:
@@ -128,6 +146,23 @@ class ResumeWithoutRngState(Rule):
                 yield Report(site.node, "%s() seeds after the checkpoint's RNG state is restored, which overwrites"
                              " it: the resumed run starts its random streams over — seed before restoring the state"
                              % ctx.spelling(site))
+
+
+def _project_helpers(ctx: FileContext) -> List[Tuple[CallSite, str]]:
+    """Calls the run makes to project functions that restore an optimizer, save a checkpoint or
+    keep RNG states (``analysis/project``: ``misc.load_model(args, model, optimizer)``)."""
+    project = ctx.project if ctx.index.imports else None
+    if project is None:
+        return []
+    found = []
+    for site in ctx.index.calls:
+        name = ctx.qualname(site)
+        if not name or name.split(".", 1)[0] in KNOWN_ROOTS or not ctx.facts.reaches(site.fn):
+            continue
+        facts = project.checkpoint_facts(name)
+        if facts:
+            found.append((site, facts))
+    return found
 
 
 def _handles_rng_state(ctx: FileContext, site: CallSite) -> bool:

@@ -683,6 +683,14 @@ class FileView:
         found = target.module.summary.get("returns", {}).get(target.key)
         return "%s:%d" % (self.project.relative(target.module.path), found[1]) if found else ""
 
+    def checkpoint_facts(self, qualname: Optional[str]) -> str:
+        """What the project function ``qualname`` does with checkpoints: ``summary.checkpoint_facts``
+        (``R`` restores an optimizer, ``S`` saves, ``G`` keeps RNG states); '' when nothing."""
+        target = self.target(qualname)
+        if target is None or target.kind != "function":
+            return ""
+        return target.module.summary.get("checkpoints", {}).get(target.key, "")
+
     def returned_draw(self, qualname: Optional[str]) -> Optional[Tuple[str, str, str]]:
         """(``utils.py:12``, framework, what it calls) when the project function ``qualname``
         returns a value drawn from a global RNG or made from the clock, ``os.urandom`` and the

@@ -23,6 +23,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ...tables import data_order as D
 from ...tables import determinism as DM
+from ...tables import resume as R
 from ...tables import seeding as T
 from ...tables.aliases import KNOWN_ROOTS
 from ...tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
@@ -35,7 +36,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 24
+VERSION = 25
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 # A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
@@ -581,6 +582,41 @@ class _Summarizer:
         return kinds
 
 
+    def checkpoint_facts(self) -> Dict[str, str]:
+        """What each body does with checkpoints (DET110), one letter each: ``R`` restores an
+        optimizer's state (``optimizer.load_state_dict(...)``), ``S`` saves one (``torch.save``),
+        ``G`` saves or restores an RNG state."""
+        found: Dict[str, set] = {}
+        local: Dict[str, set] = {}  # body -> this module's functions it calls (``save_on_master``)
+        for key, calls in self.calls.items():
+            letters, callees = found.setdefault(key, set()), local.setdefault(key, set())
+            for node, scope, kind, _ in calls:
+                if kind != CALL:
+                    continue
+                method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+                if method == R.RESTORE_METHOD and _restores_optimizer(node):
+                    letters.add("R")
+                elif method in R.RNG_STATE_METHODS:
+                    letters.add("G")
+                else:
+                    name = self.resolve(node.func, scope) or ""
+                    if name in R.CHECKPOINT_SAVERS:
+                        letters.add("S")
+                    elif name in R.RNG_STATE_CALLS:
+                        letters.add("G")
+                    elif name.startswith("#"):
+                        callees.add(name[1:])
+        changed = True
+        while changed:  # through this module's own helpers (``save_model`` -> ``save_on_master``)
+            changed = False
+            for key, callees in local.items():
+                for callee in callees:
+                    extra = found.get(callee, set()) - found[key]
+                    if extra:
+                        found[key] |= extra
+                        changed = True
+        return {key: "".join(sorted(letters)) for key, letters in found.items() if letters}
+
     def returned_draws(self) -> Dict[str, tuple]:
         """Functions that return a value no run can repeat (DET105, when the caller seeds with it):
         ``key -> (line, framework, spelled)``, framework ``""`` for the clock, ``os.urandom`` and
@@ -614,6 +650,14 @@ class _Summarizer:
             if framework is not None:
                 return framework, dotted(node.func) or name
         return None
+
+
+def _restores_optimizer(call: ast.Call) -> bool:
+    """``optimizer.load_state_dict(ckpt["optimizer"])``: the receiver or a key read names an
+    optimizer (``rules/det110.py`` for libcst)."""
+    receiver = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else ""
+    keys = [n.value for a in call.args for n in ast.walk(a) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return any(word in name.lower() for name in [receiver.rsplit(".", 1)[-1], *keys] for word in R.OPTIMIZER_WORDS)
 
 
 def signature(call: ast.Call) -> tuple:
@@ -924,6 +968,7 @@ def summarize(tree: ast.Module) -> dict:
         "main": summarizer.has_main,
         "returns": summarizer.return_kinds(),
         "draws": summarizer.returned_draws(),
+        "checkpoints": summarizer.checkpoint_facts(),
         "params": summarizer.params,
         "takes_keywords": tuple(summarizer.takes_keywords),
         # body key -> True when a seeding in it depends on an argument (``if seed is not None:``)
