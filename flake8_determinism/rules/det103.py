@@ -40,8 +40,9 @@ class UnseededRngObject(Rule):
     assumed current) gives each ``Compose`` its own RNG.  MONAI: a ``Rand*`` transform that
     nothing seeds -- not ``set_random_state``, not a ``Compose`` built after
     ``set_determinism(seed)``, not ``monai.data.DataLoader`` -- iterated by a torch
-    ``DataLoader`` without worker processes (with workers DET201 reports the loader) or
-    applied directly (``train_transforms(sample)``); one report per transform.
+    ``DataLoader`` (with worker processes or not: a ``worker_init_fn`` reseeding
+    ``random``/NumPy does not reach the transforms' own states) or applied directly
+    (``train_transforms(sample)``); one report per transform.
 
     Why it matters: an unseeded RNG object pulls fresh OS entropy, and
     ``np.random.seed`` does not affect it, so global seeding cannot save it.
@@ -180,6 +181,8 @@ class UnseededRngObject(Rule):
                 )
         reported = set()  # one report per transform: its first unseeded use
         for site, transform in unseeded_monai_loaders(ctx):
+            if id(transform) in reported:
+                continue
             reported.add(id(transform))
             yield Report(
                 site.node,

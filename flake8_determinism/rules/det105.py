@@ -45,7 +45,8 @@ class NonReproducibleSeed(Rule):
     (``torch.manual_seed(utils.random_seed())``, asked of the project model from
     the entry module).  One report per source, at its first seeding call.  Not
     a fallback drawn only when no seed is given and logged (``if opt.manualSeed is
-    None: opt.manualSeed = random.randint(...)`` with ``print(opt.manualSeed)``):
+    None: opt.manualSeed = random.randint(...)`` with ``print(opt.manualSeed)``, or
+    the options holding it recorded: ``wandb.config.update(args)``, ``print(vars(args))``):
     passing the logged seed repeats the run.  Such a call still counts as
     seeding for the draw rules; the problem is reported once, here.
 
@@ -305,9 +306,14 @@ def _logged_fallback(ctx: FileContext, site: CallSite, holder, value) -> bool:
     fallback = isinstance(value, cst.IfExp) and "seed" in ctx.module.code_for_node(value.test).lower()
     if not (guarded or fallback):
         return False
+    # ``print(args.seed)``; or the whole namespace holding it: ``print(vars(args))``,
+    # ``wandb.config.update(args)``, ``wandb.init(config=args)``
+    base = spelled.split(".", 1)[0] if "." in spelled else None
+    whole = {base, "vars(%s)" % base, "%s.__dict__" % base} if base else set()
     logged = any(
-        log.fn is site.fn and is_log_call(log.node, log)
-        and any(spelled in ctx.module.code_for_node(arg.value) for arg in log.node.args)
+        log.fn is site.fn and (is_log_call(log.node, log) or ctx.qualname(log) in T.RUN_RECORDERS)
+        and any(spelled in text or text in whole
+                for text in (ctx.module.code_for_node(arg.value) for arg in log.node.args))
         for log in ctx.index.calls
     )
     return logged or _returned(site, spelled)

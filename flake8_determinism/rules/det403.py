@@ -33,7 +33,7 @@ _FUNCTIONAL_CALL = re.compile(r"\bdropout[123]?d?\s*\(")
 # layer object (``model``, ``self.encoder``); resolved, only a Keras/TensorFlow callee.
 KERAS_ROOTS = frozenset({"tensorflow", "keras", "tf_keras"})
 _KERAS_CALLEES = KERAS_ROOTS | {""}
-GRADIENT_TAPES = frozenset({"tensorflow.GradientTape", "tensorflow.gradients"})
+GRADIENT_METHODS = frozenset({"gradient", "gradients", "apply_gradients", "minimize", "jacobian", "batch_jacobian"})
 _TRAINING_TRUE = re.compile(r"\btraining\s*=\s*True\b")
 
 # Dropout kept on at inference on purpose: Monte Carlo dropout, Bayesian approximations.
@@ -54,8 +54,8 @@ class DropoutAtEvaluation(Rule):
     model of a class defined here that holds dropout, called in an evaluation: a function named
     ``evaluate``/``validate``/``test``/``predict``/``infer``... or one that turns gradients off.
     And in TensorFlow/Keras code, a model or layer called with ``training=True`` in an evaluation
-    function (``test_step``, ``evaluate``, ``predict``...), unless that function records
-    gradients (``tf.GradientTape``), the call repeats over a ``range`` (Monte Carlo sampling), or
+    function (``test_step``, ``evaluate``, ``predict``...), unless that function takes
+    gradients (``tape.gradient``, ``apply_gradients``), the call repeats over a ``range`` (Monte Carlo sampling), or
     the names say Monte Carlo/Bayesian.
 
     Why it matters: every evaluation, validation score and prediction then draws fresh
@@ -174,7 +174,7 @@ def _evaluated_in_training_mode(ctx: FileContext) -> Iterator[Report]:
 def _keras_training_at_evaluation(ctx: FileContext) -> Iterator[Report]:
     """``model(x, training=True)`` in an evaluation (a function named ``evaluate``/``test_step``/
     ``predict``/...) of a TensorFlow/Keras module: dropout (and batch statistics) stay in training
-    behaviour.  Not in a function that records gradients (``tf.GradientTape``), not when repeated
+    behaviour.  Not in a function that takes gradients (``tape.gradient``), not when repeated
     over a ``range`` (Monte Carlo sampling), not where the names say it is on purpose."""
     if not ctx.index.imported_roots & KERAS_ROOTS:
         return
@@ -227,7 +227,9 @@ def _on_purpose_names(ctx: FileContext, fn) -> bool:
 
 
 def _records_gradients(ctx: FileContext, fn) -> bool:
-    return any(site.fn is fn and (ctx.qualname(site) or "") in GRADIENT_TAPES for site in ctx.index.calls)
+    """The function takes gradients (``tape.gradient(...)``, ``optimizer.apply_gradients(...)``):
+    a ``tf.GradientTape()`` block alone that nothing differentiates is still an evaluation."""
+    return any(site.fn is fn and site.method_name in GRADIENT_METHODS for site in ctx.index.calls)
 
 
 def _repeated_over_range(ctx: FileContext, call) -> bool:

@@ -12,10 +12,10 @@ data/dataset.py, data/dataloader.py, utils/misc.py):
 - ``monai.data.DataLoader`` (its ``set_rnd`` reseeds the dataset's transforms from torch's RNG).
 
 A bare ``Rand*`` transform (not in a ``Compose``) is never reached by ``set_determinism``.  So a
-torch ``DataLoader`` without workers over a MONAI dataset, or a transform applied directly
-(``train_transforms(sample)``), draws entropy every run unless one of those seeded it.  With
-worker processes DET201 reports the loader instead (its ``seed_worker`` reseeds the transforms
-in each worker from torch's seed): one report per cause.
+torch ``DataLoader`` over a MONAI dataset, or a transform applied directly
+(``train_transforms(sample)``), draws entropy every run unless one of those seeded it.  Worker
+processes change nothing: each holds a copy of the transforms' states, and a ``worker_init_fn``
+that reseeds ``random``/NumPy (DET201's fix) does not reach them.
 """
 
 from __future__ import annotations
@@ -38,14 +38,13 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 
 
 def unseeded_monai_loaders(ctx: FileContext) -> Iterator[Tuple[CallSite, object]]:
-    """(loader, transform): torch ``DataLoader`` calls without workers over a MONAI dataset whose
-    random transform nothing seeds."""
+    """(loader, transform): torch ``DataLoader`` calls over a MONAI dataset whose random
+    transform nothing seeds."""
     if _seeds_transforms(ctx):
         return
     for site in ctx.calls_to({TORCH_DATALOADER}):
-        workers = find_arg(site.node, "num_workers", 5)
-        if workers is not MISSING and literal(workers) != (True, 0):
-            continue  # worker processes: DET201 reports it, and its seed_worker reseeds the transforms
+        # Workers or not: each worker holds a copy of the transforms' own RandomState, which a
+        # worker_init_fn reseeding random/NumPy does not reach.
         dataset = _value(ctx, site, find_arg(site.node, "dataset", 0))
         if not isinstance(dataset, cst.Call) or not _is(ctx, site, dataset, MONAI_DATASETS):
             continue

@@ -236,3 +236,11 @@ ENTROPY_CALLS = frozenset(
 # Explicit seeds given as keyword arguments (DET100 treats them as "the author
 # handled seeding": an sklearn script passing random_state=0 is not unseeded).
 EXPLICIT_SEED_KEYWORDS = frozenset({"random_state", "seed"})
+
+
+# Where a run records its configuration, so a seed drawn as a fallback is kept with the run
+# (DET105: ``wandb.config.update(args)`` after ``args.seed = random.randint(...)``).
+RUN_RECORDERS = frozenset({
+    "wandb.init", "wandb.config.update", "wandb.log", "mlflow.log_param", "mlflow.log_params",
+    "rich.print", "pprint.pprint", "json.dump", "yaml.dump", "yaml.safe_dump",
+})
