@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from ..console import escape_what_terminals_cannot_show, plural
-from . import report
+from . import locate, report
 from .compare import Tolerance, compare
 from .metrics import DEFAULT_METRIC, MetricError, extract, is_step
 from .runner import Progress, RunResult, run_command
@@ -44,6 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--env-diff", action="store_true",
                         help="give every run after the first a different PYTHONHASHSEED (exposes set order)")
     parser.add_argument("--keep-logs", default=None, metavar="DIR", help="write each run's stdout and stderr here")
+    parser.add_argument("--locate", action="store_true",
+                        help="run the command twice more with a tracer and say where the runs first differ"
+                        " (weights, batches, RNG states, module outputs, gradients) and why")
+    parser.add_argument("--steps", type=int, default=locate.DEFAULT_STEPS, metavar="K",
+                        help="optimizer steps --locate traces (default: %(default)s)")
     return parser
 
 
@@ -64,6 +69,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         parser.error("give the command to run after --, e.g. determinism-verify -- python train.py")
     if args.runs < 2:
         parser.error("--runs must be at least 2")
+    if args.steps < 1:
+        parser.error("--steps must be at least 1")
     if args.exact and (args.atol is not None or args.rtol is not None):
         parser.error("--exact compares text: --atol and --rtol do not apply")
     for name in ("atol", "rtol"):
@@ -114,6 +121,7 @@ def _verify(args: argparse.Namespace) -> int:
     shown = shlex.join(args.command)
     series = []  # type: List[list]
     hash_seeds = []  # type: List[str]
+    results = []  # type: List[RunResult]
     progress.announce("%d runs of: %s" % (args.runs, shown))
     for number in range(1, args.runs + 1):
         env = run_env(number, args.env_diff, dict(os.environ))
@@ -133,6 +141,7 @@ def _verify(args: argparse.Namespace) -> int:
         else:
             problem = ""
         progress.end(number, result, len(steps))
+        results.append(result)
         if result.timed_out or result.returncode != 0:
             return _failed(args, result, shown)  # its logs are kept: they tell why
         if problem:
@@ -148,12 +157,94 @@ def _verify(args: argparse.Namespace) -> int:
         print(line, file=out)
     if args.keep_logs is not None:
         print("Logs of the runs: %s" % os.path.join(args.keep_logs, "run-N.stdout|stderr"), file=out)
-    if comparison.reproducible:
-        return EXIT_REPRODUCIBLE
+    exit_status = EXIT_REPRODUCIBLE if comparison.reproducible else EXIT_DIVERGES
+    if not comparison.reproducible and not args.locate:
+        print("", file=out)
+        for line in report.findings(args.command):
+            print(line, file=out)
+        print("To find where the runs first differ: determinism-verify --locate -- %s" % shown, file=out)
+    if args.locate:
+        located = _locate(args, progress, [result.seconds for result in results], out)
+        if located is not None:
+            return located
+    return exit_status
+
+
+def _locate(args: argparse.Namespace, progress: Progress, untraced: List[float], out) -> Optional[int]:
+    """The two traced runs and what their traces say (None when done; an exit status when a
+    traced run failed)."""
+    directory = locate.new_directory()
+    base = dict(os.environ)
+    # With --env-diff: first two runs with one PYTHONHASHSEED (run 2's, a number), then two with
+    # different ones; a difference only in the second pair comes from hashing.
+    pairs = [(2, 2), (2, 3)] if args.env_diff else [(1, 2)]
+    traces: List[locate.Trace] = []
+    hash_seed_only = False
+    for pair_number, runs in enumerate(pairs):
+        traces = []
+        for number, run_number in enumerate(runs, 1):
+            label = pair_number * 2 + number
+            env = locate.traced_env(run_env(run_number, args.env_diff, base), locate.trace_path(directory, label),
+                                    args.steps)
+            progress.announce("traced run %d of %d (%s)" % (label, 2 * len(pairs), plural(args.steps, "step")))
+            try:
+                result = run_command(args.command, label, env, args.timeout, lambda line: False, progress)
+            except OSError as error:
+                return _error("cannot run %s: %s" % (shlex.quote(args.command[0]), error.strerror or error))
+            if result.timed_out or result.returncode != 0:
+                return _failed_traced(args, result)
+            trace = locate.read_trace(locate.trace_path(directory, label))
+            if trace is None:
+                return _error("traced run %d wrote no trace: the command does not run Python here, or it ends"
+                              " with os._exit() before the tracer can write." % label)
+            traces.append(trace._replace(seconds=result.seconds))
+        if args.env_diff and pair_number == 0:
+            if locate.first_difference(*traces)[1] is not None:
+                break  # they differ with the same PYTHONHASHSEED: hashing is not the cause
+            hash_seed_only = True
+    found = locate.explain(traces[0], traces[1], hash_seed_only=hash_seed_only and
+                           locate.first_difference(*traces)[1] is not None)
     print("", file=out)
-    for line in report.findings(args.command):
+    print("Where the runs first differ (--locate, %s traced):" % plural(args.steps, "step"), file=out)
+    print("  " + found.headline, file=out)
+    for line in found.lines:
+        print("  " + line, file=out)
+    if found.codes:
+        print("  Matching codes: %s (determinism-fix --explain CODE says more)." % ", ".join(found.codes), file=out)
+    for line in _tracing_cost(traces, untraced):
         print(line, file=out)
-    return EXIT_DIVERGES
+    print("", file=out)
+    for line in report.findings(args.command, found.files, found.codes):
+        print(line, file=out)
+    return None
+
+
+def _tracing_cost(traces: List[locate.Trace], untraced: List[float]) -> List[str]:
+    lines = []
+    sampled = [trace for trace in traces if trace.sampled]
+    errors = sorted({error for trace in traces for error in trace.errors})
+    lines.append("  Tracing: %s traced; the hooks took %.2f s and %.2f s; traced runs %s, untraced %s." % (
+        plural(min(t.steps_done for t in traces), "step"), traces[0].cost, traces[1].cost,
+        " and ".join("%.1f s" % t.seconds for t in traces), " and ".join("%.1f s" % s for s in untraced)))
+    if sampled:
+        lines.append("  Tensors larger than %d elements were fingerprinted from an evenly strided sample of"
+                     " that many elements." % sampled[0].sample)
+    for error in errors:
+        lines.append("  The tracer stopped early: %s" % error)
+    return lines
+
+
+def _failed_traced(args: argparse.Namespace, result: RunResult) -> int:
+    what = ("ran past --timeout %g s" % args.timeout if result.timed_out
+            else "was killed by signal %d" % -result.returncode if result.returncode < 0
+            else "exited with status %d" % result.returncode)
+    tail = (result.stderr.strip() or result.stdout.strip()).splitlines()[-TAIL_LINES:]
+    lines = ["traced run %d failed: %s %s under the tracer (untraced, it ran)." % (
+        result.number, shlex.join(args.command), what)]
+    if tail:
+        lines.append("Its output ends with:")
+        lines.extend("  " + line for line in tail)
+    return _error("\n".join(lines))
 
 
 def _hash_seed_notes(env_diff: bool, hash_seeds: Sequence[str], reproducible: bool) -> List[str]:

@@ -136,15 +136,24 @@ def _has_python_shebang(path: Path) -> bool:
     return head.startswith(b"#!") and b"python" in head
 
 
-def findings(command: Sequence[str]) -> List[str]:
-    """``flake8 --select=DET`` on the script the command runs, with the project's own
-    flake8 configuration (it runs in the current directory)."""
+def findings(command: Sequence[str], also: Sequence[str] = (), codes: Sequence[str] = ()) -> List[str]:
+    """``flake8 --select=DET`` on the script the command runs (and on ``also``: the files
+    ``--locate`` points into, when they are under the current directory), with the project's own
+    flake8 configuration (it runs in the current directory); the findings of ``codes`` first."""
     script = script_of(command)
-    if script is None:
+    files = [os.path.relpath(str(script))] if script is not None else []
+    for path in also:
+        try:
+            relative = os.path.relpath(path)
+        except ValueError:
+            continue
+        if relative not in files and not relative.startswith(os.pardir) and os.path.isfile(relative):
+            files.append(relative)
+    if not files:
         return ["Could not tell which Python file the command runs; lint it with: flake8 --select=DET FILE"]
-    shown = os.path.relpath(str(script))
+    shown = " ".join(files)
     try:
-        result = subprocess.run([sys.executable, "-m", "flake8", "--select=DET", shown], capture_output=True,
+        result = subprocess.run([sys.executable, "-m", "flake8", "--select=DET"] + files, capture_output=True,
                                 text=True, timeout=FLAKE8_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as error:
         return ["flake8 --select=DET %s could not run: %s" % (shown, error)]
@@ -152,9 +161,14 @@ def findings(command: Sequence[str]) -> List[str]:
     if result.returncode not in (0, 1) or result.returncode == 1 and not reported:
         tail = (result.stderr or result.stdout).strip().splitlines()[-5:]
         return ["flake8 --select=DET %s failed (exit %d):" % (shown, result.returncode)] + ["  " + t for t in tail]
+    where = "the script" if len(files) == 1 else "these files"
     if not reported:
-        return ["flake8 --select=DET %s finds nothing in the script itself: look at the modules it imports"
-                " (lint them too), or at a library it calls." % shown]
-    return (["flake8 --select=DET %s reports %s in the script:" % (shown, plural(len(reported), "finding"))]
-            + reported
+        return ["flake8 --select=DET %s finds nothing in %s: look at the modules it imports (lint them"
+                " too), or at a library it calls." % (shown, where)]
+    matching = [line for line in reported if any(" %s " % code in line for code in codes)]
+    rest = [line for line in reported if line not in matching]
+    lines = ["flake8 --select=DET %s reports %s in %s%s:" % (
+        shown, plural(len(reported), "finding"), where,
+        " (%d with a matching code first)" % len(matching) if matching else "")]
+    return (lines + matching + rest
             + ["`determinism-fix %s` fixes what it can and lists the rest; then run this command again." % shown])
