@@ -5,11 +5,12 @@ from typing import TYPE_CHECKING, Iterator, Optional
 from .._lazy import cst
 
 from ..analysis.args import UNKNOWN, MISSING, find_arg, is_none, literal
-from ..analysis.nodes import dotted_name, self_attribute
-from ..analysis.scopes import enclosing_class
+from ..analysis.nodes import dotted_name, named_parameters, self_attribute
+from ..analysis.scopes import enclosing_class, lookup
 from ..tables.rng_objects import (
-    ALBUMENTATIONS_COMPOSE, ALBUMENTATIONS_DISTRIBUTION, ALBUMENTATIONS_OWN_RNG_SINCE, ALWAYS_UNSEEDED, DEFAULT_SAMPLER,
-    STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS,
+    ALBUMENTATIONS_COMPOSE, ALBUMENTATIONS_CONTAINERS, ALBUMENTATIONS_DETERMINISTIC, ALBUMENTATIONS_DISTRIBUTION,
+    ALBUMENTATIONS_OWN_RNG_SINCE, ALBUMENTATIONS_REMOVED, ALBUMENTATIONS_REMOVED_PREFIX, ALWAYS_UNSEEDED,
+    DEFAULT_SAMPLER, STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS,
 )
 from ..fix import edits
 from .base import Report, Rule, last_parts
@@ -166,10 +167,11 @@ class UnseededRngObject(Rule):
                 if ctx.facts.is_entry and not _optimizes_in_parallel(ctx) else None,
             )
         composes = list(ctx.calls_to(ALBUMENTATIONS_COMPOSE))
-        if composes and _albumentations_own_rng():  # the installed version is read only when needed
-            for site in composes:
+        if composes and not _older_albumentations(ctx) and _albumentations_own_rng():
+            for site in composes:  # (the installed version is read only when needed)
                 seed = find_arg(site.node, "seed")
-                if seed is UNKNOWN or (seed is not MISSING and not is_none(seed)):
+                if seed is UNKNOWN or (seed is not MISSING and not is_none(seed)) \
+                        or not _albumentations_random(ctx, site, site.node):
                     continue
                 yield Report(
                     site.node,
@@ -217,6 +219,61 @@ def _applied(ctx: FileContext, site) -> str:
     if isinstance(func, cst.Call):
         return "%s(...)" % (dotted_name(func.func) or "transform")
     return ctx.spelling(site)
+
+
+def _older_albumentations(ctx: FileContext) -> bool:
+    """The module uses names albumentations removed before 1.4.21: it is written for an older
+    release, whose ``Compose`` draws from the global RNGs."""
+    for site in ctx.index.calls:
+        name = ctx.qualname(site) or ""
+        if name.startswith("albumentations."):
+            last = name.rsplit(".", 1)[-1]
+            if last in ALBUMENTATIONS_REMOVED or last.startswith(ALBUMENTATIONS_REMOVED_PREFIX):
+                return True
+    return False
+
+
+def _albumentations_random(ctx: FileContext, site, call, depth: int = 0) -> bool:
+    """The Compose (or a transform in it) draws, as far as we can read it: a transform that is
+    random at its default ``p``, a ``p`` below 1 (or a variable), a ``OneOf``.  What we cannot read
+    (a user's transform class, a list built elsewhere) is no evidence either way: not reported."""
+    if not _always_applied(call, site):
+        return True
+    listed = find_arg(call, "transforms", 0)
+    for node in _elements(ctx, site, listed, depth) if listed not in (MISSING, UNKNOWN) else ():
+        name = (ctx.resolve(node.func, site) or "") if isinstance(node, cst.Call) else ""
+        if not name.startswith("albumentations."):
+            continue
+        last = name.rsplit(".", 1)[-1]
+        if last in ALBUMENTATIONS_CONTAINERS:
+            if depth < 4 and _albumentations_random(ctx, site, node, depth + 1):
+                return True
+        elif last not in ALBUMENTATIONS_DETERMINISTIC or not _always_applied(node, site):
+            return True
+    return False
+
+
+def _always_applied(call, site=None) -> bool:
+    """``p`` is absent or 1 -- also a parameter of the enclosing function that defaults to 1
+    (``def val_transform(p=1): return Compose([...], p=p)``)."""
+    probability = find_arg(call, "p")
+    if isinstance(probability, cst.Name) and site is not None and isinstance(site.fn and site.fn.node, cst.FunctionDef):
+        for param in named_parameters(site.fn.node.params):
+            if param.name.value == probability.value and param.default is not None:
+                probability = param.default
+    return probability is MISSING or literal(probability) in ((True, 1), (True, 1.0))
+
+
+def _elements(ctx: FileContext, site, value, depth: int):
+    """The transforms a container lists (a list or tuple, also through a variable); what cannot
+    be read (a call, a parameter) is returned as it is."""
+    if isinstance(value, cst.Name) and depth < 4:
+        binding = lookup(site.scope, value.value, site.order)
+        if binding is not None and binding.kind == "assign" and binding.value is not None:
+            value = binding.value
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return [element.value for element in value.elements]
+    return [value]
 
 
 def _albumentations_own_rng() -> bool:

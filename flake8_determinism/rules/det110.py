@@ -160,9 +160,16 @@ def _project_helpers(ctx: FileContext) -> List[Tuple[CallSite, str]]:
         if not name or name.split(".", 1)[0] in KNOWN_ROOTS or not ctx.facts.reaches(site.fn):
             continue
         facts = project.checkpoint_facts(name)
+        if "L" in facts and _passes_optimizer(site.node):
+            facts += "R"  # ``restart_from_checkpoint(path, model=model, optimizer=optimizer)``
         if facts:
             found.append((site, facts))
     return found
+
+
+def _passes_optimizer(call) -> bool:
+    return any(_names_optimizer(arg.keyword.value if arg.keyword is not None else dotted_name(arg.value))
+               for arg in call.args)
 
 
 def _handles_rng_state(ctx: FileContext, site: CallSite) -> bool:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
 from ..tables import data_order as D
@@ -113,7 +113,7 @@ class UnseededShuffle(Rule):
 def unseeded_shuffle(ctx: FileContext, site: CallSite):
     """(the global RNG it draws its order from, the report's message) for a shuffle without a
     seed of its own outside torch; None otherwise.  A use of that RNG in the run, too."""
-    name = ctx.qualname(site)
+    name = ctx.qualname(site) or _split_of_hf_dataset(ctx, site)
     if not name:
         return None
     call, method = site.node, site.method_name
@@ -172,3 +172,16 @@ def _is_none(value) -> bool:
     from ..analysis.args import is_none
 
     return is_none(value)
+
+
+def _split_of_hf_dataset(ctx: FileContext, site: CallSite) -> Optional[str]:
+    """``ds["train"].train_test_split(...)``: a method of one split of a Hugging Face
+    ``DatasetDict`` (the resolver names no subscript)."""
+    from .._lazy import cst
+
+    func = site.node.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript):
+        holder = ctx.resolve(func.value.value, site) or ""
+        if holder.startswith(D.HF_DATASETS_ROOT):
+            return "%s[].%s" % (holder, func.attr.value)
+    return None

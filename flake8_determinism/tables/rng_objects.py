@@ -39,6 +39,18 @@ DEFAULT_SAMPLER = "{optuna}.samplers.TPESampler(seed={SEED})"
 ALBUMENTATIONS_COMPOSE = frozenset({"albumentations.Compose", "albumentations.core.composition.Compose"})
 ALBUMENTATIONS_DISTRIBUTION = "albumentations"
 ALBUMENTATIONS_OWN_RNG_SINCE = (1, 4, 21)
+# Transforms that draw nothing at their default ``p`` (1.0): a Compose of only these is not random
+# (albumentations 1.4.21, the ``__init__`` defaults in augmentations/ and pytorch/transforms.py).
+ALBUMENTATIONS_DETERMINISTIC = frozenset({
+    "Normalize", "ToRGB", "ToFloat", "FromFloat", "Lambda", "CenterCrop", "Crop", "LongestMaxSize",
+    "SmallestMaxSize", "Resize", "PadIfNeeded", "ToTensorV2", "NoOp",
+})
+# Containers: random only through what they hold (``OneOf``/``SomeOf`` choose, so they draw).
+ALBUMENTATIONS_CONTAINERS = frozenset({"Compose", "Sequential"})
+# Names gone before 1.4.21 (absent from its wheel): a module using them targets an older release,
+# whose Compose draws from the global ``random``/NumPy RNGs that the run seeds.
+ALBUMENTATIONS_REMOVED = frozenset({"RandomContrast", "RandomBrightness", "Cutout", "ToTensor", "JpegCompression"})
+ALBUMENTATIONS_REMOVED_PREFIX = "IAA"  # IAASharpen, IAAAdditiveGaussianNoise, ...
 
 # MONAI (1.6): ``Randomizable.R = np.random.RandomState()`` (monai/transforms/transform.py), made
 # from OS entropy at import and shared by every transform not yet seeded.  A ``Compose`` (and its

@@ -36,7 +36,7 @@ from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ...precheck import dotted
 from ..scopes import canonical
 
-VERSION = 25
+VERSION = 26
 IMPORT_TIME, MAIN = "<module>", "<main>"
 SEED, USE, CALL, PASS, IMPORT, TRAIN, LOAD, EVAL, GPU = "S", "U", "C", "P", "I", "T", "L", "E", "G"
 # A deterministic-mode switch turned on by an assignment (``cudnn.deterministic = True``): in
@@ -584,8 +584,9 @@ class _Summarizer:
 
     def checkpoint_facts(self) -> Dict[str, str]:
         """What each body does with checkpoints (DET110), one letter each: ``R`` restores an
-        optimizer's state (``optimizer.load_state_dict(...)``), ``S`` saves one (``torch.save``),
-        ``G`` saves or restores an RNG state."""
+        optimizer's state (``optimizer.load_state_dict(...)``), ``L`` restores the state of
+        something else or of whatever it is given, ``S`` saves one (``torch.save``), ``G``
+        saves or restores an RNG state."""
         found: Dict[str, set] = {}
         local: Dict[str, set] = {}  # body -> this module's functions it calls (``save_on_master``)
         for key, calls in self.calls.items():
@@ -594,8 +595,10 @@ class _Summarizer:
                 if kind != CALL:
                     continue
                 method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-                if method == R.RESTORE_METHOD and _restores_optimizer(node):
-                    letters.add("R")
+                if method == R.RESTORE_METHOD:
+                    # ``L``: a generic restore (``for key, value in kwargs.items():
+                    # value.load_state_dict(ckpt[key])``): an optimizer when the caller passes one
+                    letters.add("R" if _restores_optimizer(node) else "L")
                 elif method in R.RNG_STATE_METHODS:
                     letters.add("G")
                 else:
