@@ -240,7 +240,12 @@ def _albumentations_random(ctx: FileContext, site, call, depth: int = 0) -> bool
     if not _always_applied(call, site):
         return True
     listed = find_arg(call, "transforms", 0)
-    for node in _elements(ctx, site, listed, depth) if listed not in (MISSING, UNKNOWN) else ():
+    elements = list(_elements(ctx, site, listed, depth)) if listed not in (MISSING, UNKNOWN) else []
+    while elements:
+        node = elements.pop()
+        if isinstance(node, cst.IfExp):  # ``A.RandomResizedCrop(...) if new_api else A.RandomResizedCrop(...)``
+            elements += [node.body, node.orelse]
+            continue
         name = (ctx.resolve(node.func, site) or "") if isinstance(node, cst.Call) else ""
         if not name.startswith("albumentations."):
             continue
@@ -268,9 +273,13 @@ def _elements(ctx: FileContext, site, value, depth: int):
     """The transforms a container lists (a list or tuple, also through a variable); what cannot
     be read (a call, a parameter) is returned as it is."""
     if isinstance(value, cst.Name) and depth < 4:
-        binding = lookup(site.scope, value.value, site.order)
-        if binding is not None and binding.kind == "assign" and binding.value is not None:
-            value = binding.value
+        # every list the name is given in its scope (``T = [...]`` in each branch of an if)
+        bindings = site.scope.bindings.get(value.value) or [lookup(site.scope, value.value, site.order)]
+        found = []
+        for binding in bindings:
+            if binding is not None and binding.kind == "assign" and isinstance(binding.value, (cst.List, cst.Tuple)):
+                found.extend(element.value for element in binding.value.elements)
+        return found or [value]
     if isinstance(value, (cst.List, cst.Tuple)):
         return [element.value for element in value.elements]
     return [value]
