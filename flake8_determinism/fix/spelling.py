@@ -93,6 +93,8 @@ class _Lookup(dict):
             return spelling.name("tensorflow.set_random_seed")
         if key in _PLACEHOLDER_ROOTS:
             return self.spelling.name(key)
+        if key == "monai_worker_init_fn":  # exported by monai.data (monai/data/__init__.py)
+            return self.spelling.name("monai.data.worker_init_fn")
         if key == "dgl_graphbolt":  # ``gb`` under ``import dgl.graphbolt as gb``
             return self.spelling.name("dgl.graphbolt")
         return key  # a name used as is (``seed_worker``)

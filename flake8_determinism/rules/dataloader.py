@@ -297,6 +297,9 @@ def _apply_later_changes(ctx: FileContext, name: str, start: int, site: CallSite
 # ---------------------------------------------------------------- the dataset
 
 
+MONAI_COPIED = "applies MONAI random transforms (Rand*), each holding its own RandomState"
+
+
 def dataset_randomness(ctx: FileContext, call: cst.Call, site: CallSite) -> Tuple[Optional[int], str]:
     """(what the dataset draws, a phrase naming it); (None, "") when the module cannot see it."""
     dataset = find_arg(call, *D.DATASET)
@@ -347,8 +350,7 @@ def _randomness_of(ctx: FileContext, dataset, scope, order, depth: int) -> Tuple
         return _randomness_of(ctx, inner, scope, order, depth + 1)
     if qualname.startswith(D.TRANSFORMED_DATASETS):
         level = _torchvision_randomness(ctx, dataset, scope, order, keywords_only=qualname.startswith(D.PYG_DATASETS))
-        return level, ("applies MONAI random transforms (Rand*), each holding its own RandomState"
-                       if level == COPIED else "")
+        return level, (MONAI_COPIED if level == COPIED else "")
     return None, ""
 
 

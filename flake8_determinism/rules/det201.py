@@ -90,7 +90,18 @@ class DataLoaderWorkersWithoutInitFn(Rule):
             if find_arg(call, *WORKER_INIT_FN) is UNKNOWN or not absent_or_none(call, *WORKER_INIT_FN):
                 continue
             draws, what = dataloader.dataset_randomness(ctx, call, site)
-            if draws == dataloader.COPIED:
+            if draws == dataloader.COPIED and what == dataloader.MONAI_COPIED:
+                # the transforms' states sit inside the dataset's Compose: MONAI's own
+                # worker_init_fn walks the dataset and reseeds each (monai/data/utils.py set_rnd)
+                yield Report(
+                    site.node,
+                    "DataLoader uses worker processes but sets no worker_init_fn, and its dataset %s: every"
+                    " worker gets an identical copy of those states, so workers repeat each other's random"
+                    " draws — pass worker_init_fn=monai.data.worker_init_fn, which reseeds them per worker" % what,
+                    fix=dataloader.argument_fix(ctx, site, call, WORKER_INIT_FN[0], "{monai_worker_init_fn}",
+                                                "pass worker_init_fn=monai.data.worker_init_fn"),
+                )
+            elif draws == dataloader.COPIED:
                 yield Report(
                     site.node,
                     "DataLoader uses worker processes but sets no worker_init_fn, and its dataset %s: every"

@@ -13,9 +13,10 @@ data/dataset.py, data/dataloader.py, utils/misc.py):
 
 A bare ``Rand*`` transform (not in a ``Compose``) is never reached by ``set_determinism``.  So a
 torch ``DataLoader`` over a MONAI dataset, or a transform applied directly
-(``train_transforms(sample)``), draws entropy every run unless one of those seeded it.  Worker
-processes change nothing: each holds a copy of the transforms' states, and a ``worker_init_fn``
-that reseeds ``random``/NumPy (DET201's fix) does not reach them.
+(``train_transforms(sample)``), draws entropy every run unless one of those seeded it.  A loader
+with workers and no ``worker_init_fn`` is DET201's (its fix, ``monai.data.worker_init_fn``,
+reseeds the transforms in each worker from the loader's seed); with a ``worker_init_fn`` of the
+script's own, which reseeds ``random``/NumPy, the transforms stay unseeded: reported here.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from ..analysis.nodes import code_children
 from ..analysis.scopes import lookup
 from ..tables.rng_objects import (
     MONAI_COMPOSE, MONAI_DATASETS, MONAI_RANDOM_TRANSFORMS, MONAI_SEEDING_METHOD, MONAI_SET_DETERMINISM,
-    MONAI_TRANSFORM_PREFIXES, TORCH_DATALOADER,
+    MONAI_TRANSFORM_PREFIXES, MONAI_WORKER_INIT, TORCH_DATALOADER,
 )
+from ..tables.data_order import WORKER_INIT_FN
 from ..tables.seeding import NUMPY
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -43,8 +45,14 @@ def unseeded_monai_loaders(ctx: FileContext) -> Iterator[Tuple[CallSite, object]
     if _seeds_transforms(ctx):
         return
     for site in ctx.calls_to({TORCH_DATALOADER}):
-        # Workers or not: each worker holds a copy of the transforms' own RandomState, which a
-        # worker_init_fn reseeding random/NumPy does not reach.
+        workers = find_arg(site.node, "num_workers", 5)
+        if workers is not MISSING and literal(workers) != (True, 0):
+            init = find_arg(site.node, *WORKER_INIT_FN)
+            if init is MISSING or literal(init) == (True, None):
+                continue  # DET201 reports it: its fix, MONAI's worker_init_fn, reseeds the transforms
+            if ctx.resolve(init, site) in MONAI_WORKER_INIT:
+                continue
+            # a worker_init_fn of the script's own (reseeding random/NumPy) does not reach them
         dataset = _value(ctx, site, find_arg(site.node, "dataset", 0))
         if not isinstance(dataset, cst.Call) or not _is(ctx, site, dataset, MONAI_DATASETS):
             continue

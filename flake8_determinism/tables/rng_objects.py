@@ -68,6 +68,7 @@ MONAI_TRANSFORM_PREFIXES = frozenset({"monai.transforms."})
 MONAI_DATASETS = frozenset({"monai.data.", "monai.apps."})  # Dataset, CacheDataset, DecathlonDataset, ...
 MONAI_SEEDING_METHOD = "set_random_state"
 MONAI_SET_DETERMINISM = "monai.utils.set_determinism"
+MONAI_WORKER_INIT = frozenset({"monai.data.worker_init_fn", "monai.data.utils.worker_init_fn"})
 TORCH_DATALOADER = "torch.utils.data.DataLoader"
 
 # Constructors that are unseeded whatever their arguments.
