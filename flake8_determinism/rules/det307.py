@@ -65,7 +65,11 @@ class UninitializedMemory(Rule):
     ``torch.empty(n).uniform_()`` chains, and a parameter whose values the class never reads
     (only its ``.device`` or ``.size()``).  Plain local ``torch.empty`` tensors (output buffers,
     ``out=`` scratch) are not judged: whether every element is written before it is read is
-    beyond what the linter can see.
+    beyond what the linter can see.  In default mode only where the omission shows: a class with
+    an initializing method of its own (``reset_parameters``, ``_init_weights``) that leaves this
+    one out, or an entry module; a building block without one is usually initialized by the model
+    holding it, in a module the linter does not read (``for p in self.parameters():
+    nn.init.uniform_(p)``), so it is reported in strict mode only.
 
     Why it matters: ``torch.empty`` returns whatever the allocator's memory held, so the
     initial weights, and every result computed from them, differ from run to run and machine
@@ -73,8 +77,8 @@ class UninitializedMemory(Rule):
     ``torch.utils.deterministic.fill_uninitialized_memory``, on by default) torch fills such
     memory with NaN instead: reproducible, but the model then computes NaN.
 
-    Example: ``self.weight = nn.Parameter(torch.empty(out_features, in_features))`` and no
-    ``reset_parameters``.
+    Example: ``self.bias = nn.Parameter(torch.empty(out_features))`` that ``reset_parameters``
+    leaves out.
 
     Fix: initialize it where it is made (``nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))``
     in a ``reset_parameters`` that ``__init__`` calls) or make it with ``torch.zeros``/``torch.ones``.
@@ -84,8 +88,10 @@ class UninitializedMemory(Rule):
     triggers = frozenset({"empty", "empty_like", "new_empty"})
     invalid = (
         "import torch\nfrom torch import nn\n\n\nclass Scale(nn.Module):\n    def __init__(self, n):\n"
-        "        super().__init__()\n        self.weight = nn.Parameter(torch.empty(n))\n\n"
-        "    def forward(self, x):\n        return x * self.weight\n",
+        "        super().__init__()\n        self.weight = nn.Parameter(torch.empty(n))\n"
+        "        self.bias = nn.Parameter(torch.empty(n))\n        self.reset_parameters()\n\n"
+        "    def reset_parameters(self):\n        nn.init.ones_(self.weight)\n\n"
+        "    def forward(self, x):\n        return x * self.weight + self.bias\n",
     )
     valid = (
         "import torch\nfrom torch import nn\n\n\nclass Scale(nn.Module):\n    def __init__(self, n):\n"
@@ -132,12 +138,17 @@ class UninitializedMemory(Rule):
         "initialize it in ``reset_parameters`` (called from ``__init__``) with an ``nn.init`` function, "
         "or make it with ``torch.zeros``/``torch.ones`` when a constant is meant."
     )
+    scope_note = (
+        "Default mode: classes with an initializing method of their own (``reset_parameters``, "
+        "``_init_weights``...) and entry modules; strict mode: every module (a building block is "
+        "usually initialized by the model that holds it, elsewhere)."
+    )
     fixed = (
         "import torch\nfrom torch import nn\n\n\nclass Scale(nn.Module):\n"
         "    def __init__(self, n):\n        super().__init__()\n        self.weight = nn.Parameter(torch.empty(n))\n"
-        "        self.reset_parameters()\n\n    def reset_parameters(self):\n"
-        "        nn.init.ones_(self.weight)\n\n"
-        "    def forward(self, x):\n        return x * self.weight\n"
+        "        self.bias = nn.Parameter(torch.empty(n))\n        self.reset_parameters()\n\n"
+        "    def reset_parameters(self):\n        nn.init.ones_(self.weight)\n        nn.init.zeros_(self.bias)\n\n"
+        "    def forward(self, x):\n        return x * self.weight + self.bias\n"
     )
 
     def might_fire(self, text, settings) -> bool:
@@ -169,6 +180,11 @@ class UninitializedMemory(Rule):
             if module.initialized(family, creation.name) or module.named_in(family, creation.name):
                 continue
             if not module.read_in(family, creation.name):
+                continue
+            if not (ctx.settings.strict or ctx.facts.is_entry or _initializes_its_own(family)):
+                # A building block with no initializer of its own is initialized by the model
+                # that holds it, in a module we do not see (``for p in self.parameters():
+                # nn.init.uniform_(p)``): strict mode only.
                 continue
             yield Report(creation.node, _message(creation))
 
@@ -715,6 +731,19 @@ def _is_self(node) -> bool:
 
 def _is_super(node) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
+def _initializes_its_own(family) -> bool:
+    """The class (or a local base) has an initializing method besides ``__init__``
+    (``reset_parameters``, ``_init_weights``): it initializes its own parameters, so one it
+    leaves out is forgotten (PyG ``RGATConv.l2``)."""
+    for klass in family:
+        body = klass.body.body if isinstance(klass.body, cst.IndentedBlock) else ()
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value != "__init__" \
+                    and _initializing_name(statement.name.value):
+                return True
+    return False
 
 
 def _function_name(fn) -> str:
