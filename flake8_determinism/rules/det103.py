@@ -9,7 +9,7 @@ from ..analysis.nodes import dotted_name, named_parameters, self_attribute
 from ..analysis.scopes import enclosing_class, lookup
 from ..tables.rng_objects import (
     ALBUMENTATIONS_COMPOSE, ALBUMENTATIONS_CONTAINERS, ALBUMENTATIONS_DETERMINISTIC, ALBUMENTATIONS_DISTRIBUTION,
-    ALBUMENTATIONS_OWN_RNG_SINCE, ALBUMENTATIONS_REMOVED, ALBUMENTATIONS_REMOVED_PREFIX, ALWAYS_UNSEEDED,
+    ALBUMENTATIONS_OWN_RNG_SINCE, ALBUMENTATIONS_REMOVED, ALBUMENTATIONS_SEEDING_METHODS, ALBUMENTATIONS_REMOVED_PREFIX, ALWAYS_UNSEEDED,
     DEFAULT_SAMPLER, STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS,
 )
 from ..fix import edits
@@ -167,7 +167,9 @@ class UnseededRngObject(Rule):
                 if ctx.facts.is_entry and not _optimizes_in_parallel(ctx) else None,
             )
         composes = list(ctx.calls_to(ALBUMENTATIONS_COMPOSE))
-        if composes and not _older_albumentations(ctx) and _albumentations_own_rng():
+        # ``self.transform.set_random_seed(torch.initial_seed())`` (Ultralytics): seeded after it is made
+        seeded_later = any(site.method_name in ALBUMENTATIONS_SEEDING_METHODS for site in ctx.index.calls)
+        if composes and not seeded_later and not _older_albumentations(ctx) and _albumentations_own_rng():
             for site in composes:  # (the installed version is read only when needed)
                 seed = find_arg(site.node, "seed")
                 if seed is UNKNOWN or (seed is not MISSING and not is_none(seed)) \

@@ -51,6 +51,8 @@ ALBUMENTATIONS_CONTAINERS = frozenset({"Compose", "Sequential"})
 # whose Compose draws from the global ``random``/NumPy RNGs that the run seeds.
 ALBUMENTATIONS_REMOVED = frozenset({"RandomContrast", "RandomBrightness", "Cutout", "ToTensor", "JpegCompression"})
 ALBUMENTATIONS_REMOVED_PREFIX = "IAA"  # IAASharpen, IAAAdditiveGaussianNoise, ...
+# ``Compose.set_random_seed(seed)`` (1.4.21 core/composition.py) reseeds it and its transforms.
+ALBUMENTATIONS_SEEDING_METHODS = frozenset({"set_random_seed"})
 
 # MONAI (1.6): ``Randomizable.R = np.random.RandomState()`` (monai/transforms/transform.py), made
 # from OS entropy at import and shared by every transform not yet seeded.  A ``Compose`` (and its
