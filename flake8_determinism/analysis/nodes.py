@@ -97,14 +97,17 @@ def self_attribute(node) -> str:
     return ""
 
 
-def calls_in(blocks) -> set:
-    """Ids of the calls in ``blocks``, outside the functions and classes they define."""
-    calls = set()
+def own_nodes(blocks) -> Iterator[cst.CSTNode]:
+    """Every node in ``blocks``, outside the functions and classes they define."""
     stack = list(blocks)
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Call):
-            calls.add(id(node))
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(code_children(node))
-    return calls
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        yield node
+        stack.extend(code_children(node))
+
+
+def calls_in(blocks) -> set:
+    """Ids of the calls in ``blocks``, outside the functions and classes they define."""
+    return {id(node) for node in own_nodes(blocks) if isinstance(node, cst.Call)}

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 from .._lazy import cst
 
 from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
-from ..analysis.nodes import code_children, dotted_name
+from ..analysis.nodes import code_children, dotted_name, own_nodes
 from ..analysis.scopes import lookup
 from ..tables import seeding as T
 from ..analysis.flow import builtin_name, is_log_call
@@ -323,16 +323,8 @@ def _returned(site: CallSite, spelled: str) -> bool:
     """The function returns the seed it drew (``return random_seed``): its caller logs or keeps it."""
     if site.fn is None:
         return False
-    stack = [site.fn.node.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.Return) and node.value is not None and isinstance(node.value, cst.Name) \
-                and node.value.value == spelled:
-            return True
-        stack.extend(code_children(node))
-    return False
+    return any(isinstance(node, cst.Return) and isinstance(node.value, cst.Name) and node.value.value == spelled
+               for node in own_nodes([site.fn.node.body]))
 
 
 def _contains(block, node) -> bool:

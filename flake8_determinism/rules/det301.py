@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..analysis.nodes import calls_in, code_children, dotted_name, named_parameters
+from ..analysis.nodes import calls_in, dotted_name, named_parameters, own_nodes
 from ..analysis.switches import ON, dict_entry, flag_state, is_config_dict, subscript_key
 from ..tables.determinism import (
     ALGORITHMS, ALGORITHMS_WARN_ONLY, AUTOTUNE_MODES, BENCHMARK_ON, CUDNN_BENCHMARK, INDUCTOR_DETERMINISTIC,
@@ -162,16 +162,8 @@ def _off_by_default(ctx: FileContext, site) -> bool:
            if param.default is not None and literal(param.default)[0] and not literal(param.default)[1]}
     if not off:
         return False
-    stack = [site.fn.node.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.If) and isinstance(node.test, cst.Name) and node.test.value in off \
-                and id(site.node) in calls_in([node.body]):
-            return True
-        stack.extend(code_children(node))
-    return False
+    return any(isinstance(node, cst.If) and isinstance(node.test, cst.Name) and node.test.value in off
+               and id(site.node) in calls_in([node.body]) for node in own_nodes([site.fn.node.body]))
 
 
 def _sets_inductor_deterministic(ctx: FileContext) -> bool:

@@ -191,8 +191,8 @@ class Tracer:
         from torch.utils.data import dataloader
 
         iterator = dataloader._BaseDataLoaderIter
-        self._patch(iterator, "__next__", self._next_batch)
-        self._patch(iterator, "_next_index", self._next_index)
+        self._patch(iterator, "__next__", lambda original: self._observed(original, self.record_batch))
+        self._patch(iterator, "_next_index", lambda original: self._observed(original, self.record_order))
 
     def _patch(self, owner, attribute, make):
         original = getattr(owner, attribute)
@@ -271,27 +271,20 @@ class Tracer:
             self.loaders[key] = len(self.loaders) + 1
         return self.loaders[key]
 
-    def _next_index(self, original):
+    def _observed(self, original, record):
+        """``original`` (an iterator method), with what it returns passed to ``record`` too."""
         tracer = self
 
-        def _next_index(iterator):
-            indices = original(iterator)
-            tracer.guarded(tracer.record_order)(iterator, indices)
-            return indices
-        return _next_index
+        def observed(iterator):
+            value = original(iterator)
+            tracer.guarded(record)(iterator, value)
+            return value
+        observed.__name__ = original.__name__
+        return observed
 
     def record_order(self, iterator, indices):
         self.emit("order", "DataLoader %s" % self._loader_number(iterator), self.fingerprint(indices),
                   "", repr(indices)[:200])
-
-    def _next_batch(self, original):
-        tracer = self
-
-        def __next__(iterator):
-            batch = original(iterator)
-            tracer.guarded(tracer.record_batch)(iterator, batch)
-            return batch
-        return __next__
 
     def record_batch(self, iterator, batch):
         self.emit("batch", "DataLoader %s" % self._loader_number(iterator), self.fingerprint(batch))
