@@ -10,7 +10,7 @@ from ..analysis.nodes import code_children, dotted_name, own_nodes
 from ..analysis.scopes import lookup
 from ..tables import seeding as T
 from ..analysis.flow import builtin_name, is_log_call
-from ..analysis.options import option_default
+from ..analysis.options import option_default, option_default_value
 from ..analysis.kinds import SALTED, argument_kind
 from ..tables.rng_draws import DRAW_FRAMEWORK
 from ..tables.rng_objects import UNSEEDED_CONSTRUCTORS
@@ -194,7 +194,8 @@ class NonReproducibleSeed(Rule):
                     return found, id(expr)
             if isinstance(node, (cst.Name, cst.Attribute)) and depth < 2:
                 value = _assigned_value(ctx, site, node)
-                if value is not None and not _logged_fallback(ctx, site, node, value):
+                if value is not None and not _logged_fallback(ctx, site, node, value) \
+                        and not _zero_taken_for_none(ctx, site, node, value):
                     found = self._entropy_source(ctx, site, value, depth + 1)
                     if found:
                         return found
@@ -317,6 +318,17 @@ def _logged_fallback(ctx: FileContext, site: CallSite, holder, value) -> bool:
         for log in ctx.index.calls
     )
     return logged or _returned(site, spelled)
+
+
+def _zero_taken_for_none(ctx: FileContext, site: CallSite, holder, value) -> bool:
+    """``if not args.seed: args.seed = int(time.time())`` with ``--seed`` defaulting to 0: the
+    cause is the test that takes 0 for no seed, DET109's report (its fix removes this draw)."""
+    if not isinstance(holder, cst.Attribute) or option_default_value(ctx, holder) != (True, 0):
+        return False
+    spelled = ctx.module.code_for_node(holder)
+    return any(isinstance(guard.test, cst.UnaryOperation) and isinstance(guard.test.operator, cst.Not)
+               and ctx.module.code_for_node(guard.test.expression) == spelled and _contains(guard.body, value)
+               for guard, _, fn, order in ctx.index.seed_guards if order < site.order and fn is site.fn)
 
 
 def _returned(site: CallSite, spelled: str) -> bool:

@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, Optional, Set, Tuple
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
-from ..analysis.nodes import callee_name, calls_in
+from ..analysis.nodes import callee_name, calls_in, own_nodes
 from ..analysis.scopes import lookup
 from ..tables.seeding import FRAMEWORKS
 from ..fix import edits
@@ -31,7 +31,10 @@ class OptionalSeed(Rule):
     nor for a library function's own ``seed=None`` parameter: that is its
     caller's choice (unless every caller here passes it the optional option:
     ``train(seed=args.seed)``).  Also a truth test (``if args.seed:``) of a seed option whose
-    default is 0: the default run skips the seeding (fixed, unsafely, to ``is not None``).
+    default is 0: the default run skips the seeding (fixed, unsafely, to ``is not None``); and
+    a fallback under ``if not args.seed:`` that replaces it (``args.seed = int(time.time())``,
+    CleanRL's bug): the default run draws a new seed every time (fixed, unsafely, to ``is None``;
+    the draw is not reported again as DET105).
     The guarded seeding still counts for the draw rules.
 
     Why it matters: the run everyone starts first, without ``--seed``, seeds
@@ -97,6 +100,17 @@ class OptionalSeed(Rule):
             expr, runs_when_given = tested
             dest = _option_name(ctx, expr, scope, order)
             if dest in reported or (dest not in options and dest not in zeros):
+                continue
+            if dest in zeros and not runs_when_given and _truthiness(guard.test, expr) \
+                    and _assigns(guard.body, expr, ctx):
+                # ``if not args.seed: args.seed = int(time.time())``: 0, the default, counts as none
+                reported.add(dest)
+                yield Report(
+                    guard,
+                    "%s is 0 by default and this test takes 0 for no seed: the default run replaces it"
+                    " with a new seed every run — test `is None`" % zeros[dest],
+                    fix=_is_none_fix(guard.test, ctx),
+                )
                 continue
             block = guard.body if runs_when_given else getattr(guard.orelse, "body", None)
             if block is None or not _seeds_in(ctx, block):
@@ -194,6 +208,22 @@ def _not_none_fix(test, ctx: FileContext) -> Optional[edits.Fix]:
         return None
     return edits.replace(test, ctx.module.code_for_node(test) + " is not None",
                          "seed when the seed is 0 too: test `is not None`", safe=False)
+
+
+def _is_none_fix(test, ctx: FileContext) -> Optional[edits.Fix]:
+    """``if not args.seed:`` -> ``if args.seed is None:``.  Unsafe: seed 0 then seeds with 0."""
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+            and isinstance(test.expression, (cst.Attribute, cst.Name))):
+        return None
+    return edits.replace(test, ctx.module.code_for_node(test.expression) + " is None",
+                         "take only a missing seed for none: test `is None`", safe=False)
+
+
+def _assigns(block, expr, ctx: FileContext) -> bool:
+    """The block assigns the tested option (a fallback seed)."""
+    spelled = ctx.module.code_for_node(expr)
+    return any(isinstance(node, cst.AssignTarget) and ctx.module.code_for_node(node.target) == spelled
+               for node in own_nodes([block]))
 
 
 _SEED_VALUE = "{SEED_VALUE}"  # the number given to ``determinism-fix --seed``
