@@ -86,10 +86,19 @@ def test_an_output_that_differs_with_equal_input_and_rng_names_the_module(folder
     assert "DET103" in found.codes and "DET304" in found.codes
 
 
-def test_a_racy_backward_shows_as_gradients_after_equal_forwards(folder):
+def test_a_racy_backward_is_traced_to_its_op_after_equal_forwards(folder):
     found = located(folder, "racy_backward.py")
-    assert found.headline.startswith("Gradients differ at step 1 for Sequential.0.")
+    # torch's DebugMode (2.10+) names the op: the custom backward's add of a varying amount
+    assert found.headline.startswith("The backward pass first differs at step 1, aten.add.Tensor (op ")
+    assert "while every forward output agreed" in found.headline
     assert found.codes[0] == "DET304"
+
+
+def test_without_op_tracing_gradients_are_compared(folder):
+    first, second = traced_pair(folder, "racy_backward.py")
+    strip = [trace._replace(events=[e for e in trace.events if e.kind != "bwop"]) for trace in (first, second)]
+    found = locate.explain(*strip)
+    assert found.headline.startswith("Gradients differ at step 1 for Sequential.0.")
 
 
 def test_set_order_differs_only_with_another_hash_seed(folder):

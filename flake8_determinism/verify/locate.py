@@ -18,7 +18,7 @@ DEFAULT_STEPS = 3
 
 
 class Event(NamedTuple):
-    kind: str  # param | order | batch | rng | in | out | grad | update | step | exit
+    kind: str  # param | order | batch | rng | in | out | bwop | grad | update | step | exit
     name: str
     step: int
     fingerprint: object  # a hex digest, or {generator: digest} for RNG states
@@ -260,6 +260,18 @@ def _explain_grad(a: Event, b: Event, first: Trace, second: Trace, index: int) -
         ["DET304", "DET301", "DET303"], [])
 
 
+def _explain_backward_op(a: Event, b: Event, first: Trace, second: Trace, index: int) -> Finding:
+    op = a.name.split(" ", 1)[0]
+    return Finding(
+        "The backward pass first differs at %s, %s, while every forward output agreed." % (_at(a), a.name),
+        ["torch's op-level tracing (DebugMode) names the op whose output differs first: %s. A backward"
+         " kernel that accumulates with atomic adds (index_add_/scatter_add_/index_select/embedding"
+         " backward, interpolate, CTC loss on CUDA) or a custom backward that draws;"
+         " torch.use_deterministic_algorithms(True) makes torch raise at it when it has no deterministic"
+         " version." % op],
+        ["DET304", "DET301", "DET303"], [])
+
+
 def _explain_update(a: Event, b: Event, first: Trace, second: Trace, index: int) -> Finding:
     return Finding(
         "%s differs after the optimizer step at %s, while its gradient agreed." % (a.name, _at(a)),
@@ -336,4 +348,4 @@ _KIND_WORDS = {"out": "the output of", "batch": "the batch of", "step": "the", "
                "param": "the weight", "order": "the order of", "in": "the input of", "grad": "the gradient of"}
 _EXPLAIN = {"param": _explain_param, "order": _explain_order, "batch": _explain_batch, "rng": _explain_rng,
             "out": _explain_forward, "in": _explain_input, "grad": _explain_grad, "update": _explain_update,
-            "step": _explain_step}
+            "step": _explain_step, "bwop": _explain_backward_op}

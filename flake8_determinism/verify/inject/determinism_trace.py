@@ -188,11 +188,36 @@ class Tracer:
         self.hooks.append(modules.register_module_forward_hook(self.guarded(self.after_forward)))
         self.hooks.append(optimizers.register_optimizer_step_pre_hook(self.guarded(self.before_step)))
         self.hooks.append(optimizers.register_optimizer_step_post_hook(self.guarded(self.after_step)))
+        self._patch(torch.Tensor, "backward", self._traced_backward)
         from torch.utils.data import dataloader
 
         iterator = dataloader._BaseDataLoaderIter
         self._patch(iterator, "__next__", lambda original: self._observed(original, self.record_batch))
         self._patch(iterator, "_next_index", lambda original: self._observed(original, self.record_order))
+
+    def _traced_backward(self, original):
+        """``loss.backward()`` under torch's ``DebugMode`` (torch 2.10+): each backward op's output
+        hash, so a gradient that differs can be traced to the op that first computed it."""
+        tracer = self
+        try:
+            from torch.utils._debug_mode import DebugMode
+        except ImportError:  # an older torch: gradients are still compared, without their ops
+            return original
+
+        def backward(tensor, *args, **kwargs):
+            if tracer.done or os.getpid() != _owner():
+                return original(tensor, *args, **kwargs)
+            with DebugMode(record_output=True) as mode, DebugMode.log_tensor_hashes(hash_fn=tracer.fingerprint):
+                result = original(tensor, *args, **kwargs)
+            tracer.guarded(tracer.record_backward_ops)(mode)
+            return result
+        return backward
+
+    def record_backward_ops(self, mode):
+        for number, call in enumerate(getattr(mode, "operators", ()), 1):
+            log = getattr(call, "log", None) or {}
+            if "hash" in log:
+                self.emit("bwop", "%s (op %d of the backward)" % (call.op, number), log["hash"])
 
     def _patch(self, owner, attribute, make):
         original = getattr(owner, attribute)
