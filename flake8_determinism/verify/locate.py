@@ -152,6 +152,11 @@ def explain(first: Trace, second: Trace, hash_seed_only: bool = False) -> Findin
     return found
 
 
+def _a(noun: str) -> str:
+    """``a Linear``, ``an Embedding``."""
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
 def _at(event: Event) -> str:
     return "step %d" % (event.step + 1)
 
@@ -175,7 +180,7 @@ def _files(*events: Optional[Event]) -> List[str]:
 
 def _explain_param(a: Event, b: Event, first: Trace, second: Trace, index: int) -> Finding:
     return Finding(
-        "Initial weights differ: %s, a parameter of a %s%s." % (a.name, a.detail or "layer", _built(a)),
+        "Initial weights differ: %s, a parameter of %s%s." % (a.name, _a(a.detail or "layer"), _built(a)),
         ["The model starts from different weights in each run: torch's RNG is not seeded (or not the"
          " same way) before the model is built, or something draws from it a varying number of times"
          " first. Seed torch before building the model (torch.manual_seed(SEED)) and load the same"
@@ -215,8 +220,8 @@ def _explain_rng(a: Event, b: Event, first: Trace, second: Trace, index: int) ->
     before = _last_agreeing(first, index)
     since = " since %s %s" % (_KIND_WORDS.get(before.kind, before.kind), before.name) if before is not None else ""
     return Finding(
-        "The %s state differs before %s runs (a %s%s, %s)." % (
-            _generators(differing), a.name, a.detail, _built(a), _at(a)),
+        "The %s state differs before %s runs (%s%s, %s)." % (
+            _generators(differing), a.name, _a(a.detail), _built(a), _at(a)),
         ["Everything recorded before agrees, so something drew from %s a different number of times, or"
          " from an unseeded state,%s: an unseeded RNG, a seed that changes between runs, or a draw in"
          " code that only one run took." % (_generators(differing), since)],
@@ -227,8 +232,8 @@ def _explain_forward(a: Event, b: Event, first: Trace, second: Trace, index: int
     kind, _, mode = (a.detail or "").partition(":")
     random_layer = any(word in kind.lower() for word in ("dropout", "drop", "noise", "random"))
     if random_layer:
-        lines = ["Its input and the RNG states agree, and a %s draws: it is in training mode%s." % (
-            kind, " (model.train())" if mode == "training" else ""),
+        lines = ["Its input and the RNG states agree, and %s draws: it is in training mode%s." % (
+            _a(kind), " (model.train())" if mode == "training" else ""),
                  "Dropout at evaluation (DET403), or a random op with its own unseeded generator (DET103);"
                  " in training, seed torch and keep the same draws in both runs."]
         codes = ["DET403", "DET401", "DET103"]
@@ -237,14 +242,14 @@ def _explain_forward(a: Event, b: Event, first: Trace, second: Trace, index: int
                  " kernel (atomic adds in index/scatter ops, cuDNN's autotuned algorithms) or a random"
                  " source of its own (an RNG object without a seed)."]
         codes = ["DET301", "DET304", "DET303", "DET103"]
-    return Finding("%s's output differs at %s while its input and RNG states agree (a %s%s)." % (
-        a.name, _at(a), kind or "module", _built(a)), lines, codes, _files(a))
+    return Finding("%s's output differs at %s while its input and RNG states agree (%s%s)." % (
+        a.name, _at(a), _a(kind or "module"), _built(a)), lines, codes, _files(a))
 
 
 def _explain_input(a: Event, b: Event, first: Trace, second: Trace, index: int) -> Finding:
     return Finding(
-        "%s gets a different input at %s, and nothing recorded before it differs (a %s%s)." % (
-            a.name, _at(a), a.detail or "module", _built(a)),
+        "%s gets a different input at %s, and nothing recorded before it differs (%s%s)." % (
+            a.name, _at(a), _a(a.detail or "module"), _built(a)),
         ["The input comes from outside the traced modules and loaders: data made in the training"
          " loop (a random draw, a noise tensor, a random mask), or a cache read in another order."],
         ["DET100", "DET102", "DET101", "DET207"], _files(a))
