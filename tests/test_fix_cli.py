@@ -693,3 +693,57 @@ def test_files_are_processed_and_reported_in_sorted_order(tmp_path):
     result = fix(root, ".")
     shown = [line.split(":", 1)[0] for line in result.out.splitlines() if "DET101" in line]
     assert shown == sorted(shown) and len(shown) == len(names), result.out
+
+
+# ------------------------------------------------------------------ --statistics, --output-format
+
+# DET202 (fixed) and DET105 (left) in one script, the left one below the inserted block.
+FIXED_AND_LEFT = LOADER.format(noqa="") + "\nimport time\n\ntorch.manual_seed(int(time.time()))\n"
+
+
+def _statistics_rows(out: str) -> dict:
+    rows = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 5 and parts[0].startswith(("DET", "total")):
+            rows[parts[0]] = [int(part) for part in parts[1:]]
+    return rows
+
+
+def test_statistics_count_alike_in_diff_check_and_in_place(tmp_path):
+    root = project(tmp_path, {"train.py": FIXED_AND_LEFT})
+    counts = [_statistics_rows(fix(root, flag, "--statistics", "train.py").out) for flag in ("--diff", "--check")]
+    written = fix(root, "--statistics", "train.py")
+    counts.append(_statistics_rows(written.out))
+    assert counts[0] == counts[1] == counts[2]
+    assert counts[2]["DET202"] == [1, 1, 0, 0] and counts[2]["DET105"] == [1, 0, 1, 0]
+    assert counts[2]["total"] == [2, 1, 1, 0]
+    assert written.rc == 1  # something is left, as without --statistics
+
+
+def test_json_output_points_into_the_file_as_it_stands(tmp_path):
+    import json
+
+    root = project(tmp_path, {"train.py": FIXED_AND_LEFT})
+    checked = fix(root, "--check", "--output-format", "json", "train.py")
+    data = json.loads(checked.out)
+    assert checked.rc == 1 and data["mode"] == "check" and data["files_changed"] == 1
+    (left,) = data["findings"]
+    assert left["code"] == "DET105" and left["fix"] == "none"
+    lines = (root / "train.py").read_text().splitlines()
+    assert lines[left["line"] - 1].startswith("torch.manual_seed(int(time.time()))")  # unchanged file
+    assert data["statistics"]["DET202"] == {"found": 1, "fixed": 1, "left": 0, "unsafe": 0}
+    assert "would be changed" in checked.err  # the summary, on stderr
+    written = json.loads(fix(root, "--output-format", "json", "train.py").out)
+    (left,) = written["findings"]
+    fixed_lines = (root / "train.py").read_text().splitlines()
+    assert fixed_lines[left["line"] - 1].startswith("torch.manual_seed(int(time.time()))")  # in the fixed file
+
+
+def test_github_annotations_for_what_is_left(tmp_path):
+    root = project(tmp_path, {"train.py": FIXED_AND_LEFT})
+    out = fix(root, "--diff", "--output-format", "github", "train.py").out.splitlines()
+    assert "::notice file=train.py::determinism-fix would change this file" in out
+    (warning,) = [line for line in out if line.startswith("::warning")]
+    assert warning.startswith("::warning file=train.py,line=11,col=1,title=DET105::torch.manual_seed() takes")
+    assert "--- train.py" in out  # --diff still prints the diff; the annotations come after it

@@ -11,6 +11,7 @@ not show is never fixed.
 import argparse
 import difflib
 import os
+import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import List, NamedTuple, Optional, Sequence
@@ -34,6 +35,9 @@ class FileReport(NamedTuple):
     output: Optional[bytes] = None  # the fixed source in the file's encoding, for ``-`` (stdin)
     error: str = ""
     skipped: str = ""  # why the file was not analysed (``guard``): a valid file, not an error
+    # What is still reported, for --output-format: (line, column, code, message, "left" | "unsafe")
+    remaining: Sequence[tuple] = ()
+    codes: Optional[dict] = None  # code -> [found, left, unsafe], for --statistics
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,6 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="files fixed in parallel")
     parser.add_argument("--config", default=None, help="flake8 configuration file to read")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
+    parser.add_argument("--statistics", action="store_true",
+                        help="after the summary, count per code what was found, fixed, left, and left with an unsafe fix")
+    parser.add_argument("--output-format", choices=("default", "json", "github"), default="default",
+                        help="json: what is left, and the counts per code, as one JSON object on stdout (the"
+                        " summary goes to stderr); github: workflow annotations for what is left")
     parser.add_argument("--explain", metavar="CODE", default=None,
                         help="print the documentation of a code (e.g. DET202) and exit; needs no PATH")
     return parser
@@ -74,6 +83,7 @@ class Job(NamedTuple):
     noqa: dict  # flake8 options that ``# noqa`` handling reads
     stdin: Optional[bytes] = None
     also_fixed: Optional[str] = None  # a symlink to this file, fixed in the same run as itself
+    counted: bool = False  # --statistics / --output-format: find what is left in every mode, as writing does
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -108,12 +118,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     jobs = [
         Job(path, display, settings, args.seed, args.unsafe_fixes, "stdin" if path == "-" else mode,
             config.codes_for(display, args.select, args.ignore), config.noqa_options(),
-            sys.stdin.buffer.read() if path == "-" else None)
+            sys.stdin.buffer.read() if path == "-" else None,
+            counted=args.statistics or args.output_format != "default")
         # In sorted path order, as flake8 reports (RULES.md): not the file system's directory order.
         for path, display in sorted(config.files(args.paths), key=lambda pair: pair[1])
     ]
     reports = _run(_linked_copies_skipped(jobs), args.jobs)
-    return _summarise(reports, mode, args.quiet)
+    if args.output_format == "json":
+        return _as_json(reports, mode, args.quiet)
+    status = _summarise(reports, mode, args.quiet or args.output_format == "github")
+    if args.output_format == "github":
+        _annotate(reports, mode)
+    if args.statistics:
+        for line in _statistics(reports):
+            print(line)
+    return status
 
 
 def _shown(path: str) -> str:
@@ -198,8 +217,10 @@ def fix_file(job: Job) -> FileReport:
     from ..rules import ALL_RULES, FIXABLE_RULES
     from .transform import fix_source
 
-    # Writing reports what is left for the user; --check and --diff need only the rules that fix.
-    rules = ALL_RULES if job.mode in ("write", "stdin") else FIXABLE_RULES
+    # Writing reports what is left for the user; --check and --diff need only the rules that fix
+    # (unless the counts are asked for: then they count as writing does).
+    whole = job.mode in ("write", "stdin") or job.counted
+    rules = ALL_RULES if whole else FIXABLE_RULES
 
     if job.also_fixed:
         return FileReport(job.display, skipped="a symlink to %s, which is fixed as itself" % _shown(job.also_fixed))
@@ -207,7 +228,8 @@ def fix_file(job: Job) -> FileReport:
         source = decode(job.display, job.stdin) if job.stdin is not None else read_source(job.path)
         try:
             result = fix_source(source.text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display,
-                                rules, check_only=job.mode == "check", path=job.path if job.stdin is None else None)
+                                rules, check_only=job.mode == "check" and not whole,
+                                path=job.path if job.stdin is None else None)
         except Skipped as error:
             return FileReport(job.display, skipped=str(error), output=source.raw if job.stdin is not None else None)
         except ParseFailure as error:
@@ -215,11 +237,16 @@ def fix_file(job: Job) -> FileReport:
         except RecursionError:
             raise SourceError("too deeply nested to parse or fix (Python's recursion limit); left as it is") from None
         changed = result.changed
+        unsafe = {id(p) for p in result.unsafe}
         report = FileReport(
             job.display, changed, len(result.found), max(0, len(result.found) - len(result.left)),
             [_line(job.display, p.finding) for p in result.left],
             ["%s (unsafe fix not applied: %s)" % (_line(job.display, p.finding), p.fix.what) for p in result.unsafe],
             output=encode(source, result.source) if job.mode == "stdin" else None,
+            remaining=[(where.finding.line, where.finding.column + 1, p.finding.code, where.finding.message,
+                        "unsafe" if id(p) in unsafe else "left")
+                       for p, where in _as_placed(result, on_disk=job.mode in ("write", "stdin"))],
+            codes=_counts(result),
         )
         if changed and job.mode == "diff":
             report = report._replace(diff="".join(difflib.unified_diff(
@@ -236,6 +263,91 @@ def fix_file(job: Job) -> FileReport:
     except Exception as error:  # noqa: BLE001 - a bug of ours must not take the other files down
         return FileReport(job.display, error="internal error, file left as it is (%s: %s)"
                           % (type(error).__name__, error), output=job.stdin)
+
+
+def _as_placed(result, on_disk: bool):
+    """(problem left, the finding to show for it): in a file written, where it is now; with
+    --diff/--check, where it is in the file as it stands (the same finding before the fixes:
+    same code, same message but for line numbers)."""
+    if on_disk:
+        return [(problem, problem) for problem in result.left]
+    before: dict = {}
+    for problem in result.found:
+        before.setdefault(_unplaced(problem.finding), []).append(problem)
+    return [(problem, (before.get(_unplaced(problem.finding)) or [problem]).pop(0)) for problem in result.left]
+
+
+def _unplaced(finding) -> tuple:
+    return finding.code, re.sub(r"\d+", "#", finding.message)
+
+
+def _counts(result) -> dict:
+    """code -> [found, left, left with an unsafe fix] of one file."""
+    counts: dict = {}
+    for index, problems in enumerate((result.found, result.left, result.unsafe)):
+        for problem in problems:
+            counts.setdefault(problem.finding.code, [0, 0, 0])[index] += 1
+    return counts
+
+
+def _totals(reports: List[FileReport]) -> dict:
+    totals: dict = {}
+    for report in reports:
+        for code, counts in (report.codes or {}).items():
+            into = totals.setdefault(code, [0, 0, 0])
+            for index, count in enumerate(counts):
+                into[index] += count
+    return dict(sorted(totals.items()))
+
+
+def _statistics(reports: List[FileReport]) -> List[str]:
+    """``--statistics``: one row per code; ``fixed`` counts what this run fixed (``--diff``/
+    ``--check``: would fix), ``unsafe`` what is left with a fix ``--unsafe-fixes`` would apply."""
+    rows = [(code, found, found - left, left, unsafe) for code, (found, left, unsafe) in _totals(reports).items()]
+    lines = ["%-7s %6s %6s %6s %6s" % ("code", "found", "fixed", "left", "unsafe")]
+    lines += ["%-7s %6d %6d %6d %6d" % row for row in rows]
+    if rows:
+        lines.append("%-7s %6d %6d %6d %6d" % ("total", *(sum(row[i] for row in rows) for i in range(1, 5))))
+    return lines
+
+
+def _as_json(reports: List[FileReport], mode: str, quiet: bool) -> int:
+    """``--output-format json``: one object on stdout; the summary and errors on stderr."""
+    import json
+
+    out = sys.stdout
+    sys.stdout = sys.stderr  # the summary, as the default format prints it, goes to stderr
+    try:
+        status = _summarise([r._replace(diff="", left=(), unsafe=()) for r in reports], mode, quiet)
+    finally:
+        sys.stdout = out
+    findings = [{"path": r.path, "line": line, "column": column, "code": code, "message": message,
+                 "fix": "unsafe" if kind == "unsafe" else "none"}
+                for r in reports for line, column, code, message, kind in r.remaining]
+    statistics = {code: {"found": found, "fixed": found - left, "left": left, "unsafe": unsafe}
+                  for code, (found, left, unsafe) in _totals(reports).items()}
+    json.dump({"mode": mode, "files_changed": sum(1 for r in reports if r.changed),
+               "errors": [{"path": r.path, "error": r.error} for r in reports if r.error],
+               "findings": findings, "statistics": statistics}, out, indent=2)
+    out.write("\n")
+    return status
+
+
+def _annotate(reports: List[FileReport], mode: str) -> None:
+    """``--output-format github``: a workflow annotation per finding left (and per file
+    ``--diff``/``--check`` would change)."""
+    def escape(text: str) -> str:
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    for report in reports:
+        if report.changed and mode in ("diff", "check"):
+            print("::notice file=%s::determinism-fix would change this file" % escape(report.path))
+        for line, column, code, message, kind in report.remaining:
+            text = message[len(code):].strip() if message.startswith(code) else message
+            if kind == "unsafe":
+                text += " (an unsafe fix exists: determinism-fix --unsafe-fixes)"
+            print("::warning file=%s,line=%d,col=%d,title=%s::%s" % (escape(report.path), line, column, code,
+                                                                       escape(text)))
 
 
 def _line(path: str, finding) -> str:
