@@ -747,3 +747,24 @@ def test_github_annotations_for_what_is_left(tmp_path):
     (warning,) = [line for line in out if line.startswith("::warning")]
     assert warning.startswith("::warning file=train.py,line=11,col=1,title=DET105::torch.manual_seed() takes")
     assert "--- train.py" in out  # --diff still prints the diff; the annotations come after it
+
+
+# DET109 only: seeding that runs only when --seed is given (its fix is unsafe).
+OPTIONAL_SEED = """\
+import argparse
+import random
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--seed", type=int, default=None)
+args = parser.parse_args()
+if args.seed is not None:
+    random.seed(args.seed)
+print(random.random())
+"""
+
+
+def test_the_summary_counts_a_problem_left_with_an_unsafe_fix_once(tmp_path):
+    root = project(tmp_path, {"train.py": OPTIONAL_SEED})
+    result = fix(root, "train.py")
+    assert summary(result) == "Found 1 problem (0 fixed, 1 left for you, 1 of them fixable with --unsafe-fixes)" \
+        " in 1 file.", result

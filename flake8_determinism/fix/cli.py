@@ -393,12 +393,14 @@ def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
     if mode == "write" and not found:
         summary = "No problems found in %s" % plural(checked, "file")
     elif mode == "write":
-        summary = "Found %s (%d fixed, %d left for you) in %s" % (
-            plural(found, "problem"), fixed, left, plural(files, "file"))
+        # the unsafe ones are among those left: counted once
+        summary = "Found %s (%d fixed, %d left for you%s) in %s" % (
+            plural(found, "problem"), fixed, left,
+            ", %d of them fixable with --unsafe-fixes" % unsafe if unsafe else "", plural(files, "file"))
     else:
         summary = "%s would be changed (%s)" % (plural(changed, "file"), plural(fixed, "fix", "es"))
-    if unsafe:
-        summary += " (%d more fixable with --unsafe-fixes)" % unsafe
+        if unsafe:
+            summary += " (%d more fixable with --unsafe-fixes)" % unsafe
     if skipped:
         summary += "; %s skipped" % plural(len(skipped), "file")
     if errors:
