@@ -42,3 +42,16 @@ def test_sarif_reporter_import_is_cheap():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_metadata_names_its_license_file_and_links():
+    from configparser import ConfigParser
+
+    config = ConfigParser()
+    config.read(str(ROOT / "setup.cfg"))
+    metadata = config["metadata"]
+    assert (ROOT / metadata["license_files"].strip()).read_text().startswith("MIT License")
+    urls = dict(line.split(" = ", 1) for line in metadata["project_urls"].strip().splitlines())
+    assert set(urls) == {"Source", "Issues", "Documentation"}
+    classifiers = metadata["classifiers"].split()
+    assert "MIT" in classifiers and "Flake8" in classifiers
