@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from . import RULE_DOCS_URL
 from .checker import check_source
 from .fix.transform import fix_source
 from .rules import ALL_RULES
@@ -271,8 +272,9 @@ def render_table() -> str:
         "| --- | --- | --- |",
     ]
     for rule in ALL_RULES:
-        lines.append("| [%s](%s/%s.md) | %s | %s |" % (
-            rule.code, PAGES.as_posix(), rule.code, _cell(docstring(rule).summary), FIX_KINDS[rule.fixes][0]))
+        # absolute: the README is also the package's long description, where relative links break (PyPI)
+        lines.append("| [%s](%s) | %s | %s |" % (
+            rule.code, RULE_DOCS_URL.format(code=rule.code), _cell(docstring(rule).summary), FIX_KINDS[rule.fixes][0]))
     lines += ["", TABLE_END]
     return "\n".join(lines)
 

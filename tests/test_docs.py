@@ -49,7 +49,7 @@ def test_readme_table_is_what_the_classes_give():
     assert readme.count(docs.TABLE_START) == 1 and readme.count(docs.TABLE_END) == 1
     assert docs.with_table(readme) == readme, "the README's rule table is %s" % REGENERATE
     table = readme[readme.index(docs.TABLE_START):readme.index(docs.TABLE_END)]
-    rows = re.findall(r"^\| \[(DET\d{3})\]\(docs/rules/(DET\d{3})\.md\) \|", table, re.MULTILINE)
+    rows = re.findall(r"^\| \[(DET\d{3})\]\(https://\S+/docs/rules/(DET\d{3})\.md\) \|", table, re.MULTILINE)
     assert [code for code, _ in rows] == CODES and all(a == b for a, b in rows)
 
 
@@ -170,3 +170,12 @@ def test_docs_module_stays_off_the_plugin_path():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          timeout=TIMEOUT).stdout
     assert out.strip() == "False"
+
+
+def test_the_readme_links_absolutely_as_a_package_description_must():
+    # The README is the long description on PyPI, where a relative link points nowhere.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", readme)
+    assert targets, "no links found"
+    relative = [t for t in targets if not t.startswith(("http://", "https://", "#", "mailto:"))]
+    assert relative == []
