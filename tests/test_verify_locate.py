@@ -68,7 +68,8 @@ def test_shuffled_order_is_told_from_values(folder):
 
 def test_noisy_samples_keep_their_order_and_change_their_values(folder):
     found = located(folder, "noisy_samples.py")
-    assert found.headline.startswith("Batch values differ at step 1: DataLoader 1 yields the same samples ([0, 1, 2, 3])")
+    assert found.headline.startswith(
+        "Batch values differ at step 1: DataLoader 1 yields the same samples ([0, 1, 2, 3])")
     assert "DET204" in found.codes
 
 

@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", default=None, help="flake8 configuration file to read")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
     parser.add_argument("--statistics", action="store_true",
-                        help="after the summary, count per code what was found, fixed, left, and left with an unsafe fix")
+                        help="after the summary, count per code what was found, fixed, left, and left with an"
+                        " unsafe fix")
     parser.add_argument("--output-format", choices=("default", "json", "github"), default="default",
                         help="json: what is left, and the counts per code, as one JSON object on stdout (the"
                         " summary goes to stderr); github: workflow annotations for what is left")
@@ -346,8 +347,8 @@ def _annotate(reports: List[FileReport], mode: str) -> None:
             text = message[len(code):].strip() if message.startswith(code) else message
             if kind == "unsafe":
                 text += " (an unsafe fix exists: determinism-fix --unsafe-fixes)"
-            print("::warning file=%s,line=%d,col=%d,title=%s::%s" % (escape(report.path), line, column, code,
-                                                                       escape(text)))
+            print("::warning file=%s,line=%d,col=%d,title=%s::%s"
+                  % (escape(report.path), line, column, code, escape(text)))
 
 
 def _line(path: str, finding) -> str:

@@ -9,12 +9,12 @@ from ..analysis.nodes import dotted_name, named_parameters, self_attribute
 from ..analysis.scopes import enclosing_class, lookup
 from ..tables.rng_objects import (
     ALBUMENTATIONS_COMPOSE, ALBUMENTATIONS_CONTAINERS, ALBUMENTATIONS_DETERMINISTIC, ALBUMENTATIONS_DISTRIBUTION,
-    ALBUMENTATIONS_OWN_RNG_SINCE, ALBUMENTATIONS_REMOVED, ALBUMENTATIONS_SEEDING_METHODS, ALBUMENTATIONS_REMOVED_PREFIX, ALWAYS_UNSEEDED,
-    DEFAULT_SAMPLER, STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS,
+    ALBUMENTATIONS_OWN_RNG_SINCE, ALBUMENTATIONS_REMOVED, ALBUMENTATIONS_REMOVED_PREFIX, ALBUMENTATIONS_SEEDING_METHODS,
+    ALWAYS_UNSEEDED, DEFAULT_SAMPLER, STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS,
 )
 from ..fix import edits
 from .base import Report, Rule, last_parts
-from .monai_transforms import unseeded_monai_applications, unseeded_monai_loaders
+from .monai_transforms import unseeded_monai_uses
 from .environments import environment_fix, unseeded_environments
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -167,10 +167,9 @@ class UnseededRngObject(Rule):
                 if ctx.facts.is_entry and not _optimizes_in_parallel(ctx) else None,
             )
         composes = list(ctx.calls_to(ALBUMENTATIONS_COMPOSE))
-        # ``self.transform.set_random_seed(torch.initial_seed())`` (Ultralytics): seeded after it is made
-        seeded_later = any(site.method_name in ALBUMENTATIONS_SEEDING_METHODS for site in ctx.index.calls)
-        if composes and not seeded_later and not _older_albumentations(ctx) and _albumentations_own_rng():
-            for site in composes:  # (the installed version is read only when needed)
+        # (each test below only when the one before passes: the installed version is read last)
+        if composes and not _seeded_later(ctx) and not _older_albumentations(ctx) and _albumentations_own_rng():
+            for site in composes:
                 seed = find_arg(site.node, "seed")
                 if seed is UNKNOWN or (seed is not MISSING and not is_none(seed)) \
                         or not _albumentations_random(ctx, site, site.node):
@@ -183,28 +182,19 @@ class UnseededRngObject(Rule):
                     fix=edits.set_argument(site.node, "seed", None, "{SEED}", "pass the seed")._replace(
                         requires=((site.qualname, "seed"),)) if ctx.facts.is_entry else None,
                 )
-        reported = set()  # one report per transform: its first unseeded use
-        for site, transform in unseeded_monai_loaders(ctx):
-            if id(transform) in reported:
-                continue
-            reported.add(id(transform))
-            yield Report(
-                site.node,
-                "%s() over a MONAI dataset whose random transforms hold their own RandomState, which nothing"
-                " seeds (a torch DataLoader does not; set_determinism only seeds a Compose built after it):"
-                " the augmentations differ every run — use monai.data.DataLoader, call set_determinism(seed=SEED)"
-                " before building the transforms, or set_random_state(seed=SEED) on them" % ctx.spelling(site),
-            )
-        for site, transform in unseeded_monai_applications(ctx):
-            if id(transform) not in reported:
-                reported.add(id(transform))
-                yield Report(
-                    site.node,
-                    "%s() applies a MONAI random transform whose own RandomState nothing seeds (set_determinism"
-                    " only seeds a Compose built after it): its draws differ every run — call"
-                    " set_determinism(seed=SEED) before building a Compose of them, or set_random_state(seed=SEED)"
-                    " on the transform" % _applied(ctx, site),
-                )
+        for site, applied in unseeded_monai_uses(ctx):
+            if applied:
+                message = ("%s() applies a MONAI random transform whose own RandomState nothing seeds (set_determinism"
+                           " only seeds a Compose built after it): its draws differ every run — call"
+                           " set_determinism(seed=SEED) before building a Compose of them, or"
+                           " set_random_state(seed=SEED) on the transform" % _applied(ctx, site))
+            else:
+                message = ("%s() over a MONAI dataset whose random transforms hold their own RandomState, which nothing"
+                           " seeds (a torch DataLoader does not; set_determinism only seeds a Compose built after it):"
+                           " the augmentations differ every run — use monai.data.DataLoader, call"
+                           " set_determinism(seed=SEED) before building the transforms, or set_random_state(seed=SEED)"
+                           " on them" % ctx.spelling(site))
+            yield Report(site.node, message)
         for site, resets in unseeded_environments(ctx):
             yield Report(
                 site.node,
@@ -221,6 +211,11 @@ def _applied(ctx: FileContext, site) -> str:
     if isinstance(func, cst.Call):
         return "%s(...)" % (dotted_name(func.func) or "transform")
     return ctx.spelling(site)
+
+
+def _seeded_later(ctx: FileContext) -> bool:
+    """``self.transform.set_random_seed(torch.initial_seed())`` (Ultralytics): seeded after it is made."""
+    return any(site.method_name in ALBUMENTATIONS_SEEDING_METHODS for site in ctx.index.calls)
 
 
 def _older_albumentations(ctx: FileContext) -> bool:

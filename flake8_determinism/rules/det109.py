@@ -101,37 +101,33 @@ class OptionalSeed(Rule):
             dest = _option_name(ctx, expr, scope, order)
             if dest in reported or (dest not in options and dest not in zeros):
                 continue
-            if dest in zeros and not runs_when_given and _truthiness(guard.test, expr) \
-                    and _assigns(guard.body, expr, ctx):
-                # ``if not args.seed: args.seed = int(time.time())``: 0, the default, counts as none
+            found = _problem(ctx, guard, expr, runs_when_given, options.get(dest), zeros.get(dest), fixes.get(dest))
+            if found is not None:
                 reported.add(dest)
-                yield Report(
-                    guard,
-                    "%s is 0 by default and this test takes 0 for no seed: the default run replaces it"
-                    " with a new seed every run — test `is None`" % zeros[dest],
-                    fix=_is_none_fix(guard.test, ctx),
-                )
-                continue
-            block = guard.body if runs_when_given else getattr(guard.orelse, "body", None)
-            if block is None or not _seeds_in(ctx, block):
-                continue
-            if dest in options:
-                reported.add(dest)
-                yield Report(
-                    guard,
-                    "seeding runs only when %s is given, and it defaults to None: a run without it is unseeded"
-                    " and cannot be repeated — give it a default (e.g. default=0) and seed unconditionally"
-                    % options[dest],
-                    fix=fixes.get(dest),
-                )
-            elif _truthiness(guard.test, expr):
-                reported.add(dest)
-                yield Report(
-                    guard,
-                    "seeding is skipped when %s is 0, its default: the default run is unseeded and cannot be"
-                    " repeated — test `is not None` (or seed unconditionally)" % zeros[dest],
-                    fix=_not_none_fix(guard.test, ctx),
-                )
+                message, fix = found
+                yield Report(guard, message, fix=fix)
+
+
+def _problem(ctx: FileContext, guard, expr, runs_when_given: bool, optional: Optional[str], zero: Optional[str],
+             default_fix: Optional[edits.Fix]):
+    """(message, fix) for a seed guard on an option that defaults to None (``optional``: how to
+    name it; ``default_fix`` gives it a default) or to 0 (``zero``); None when the guard is fine."""
+    if zero and not runs_when_given and _truthiness(guard.test, expr) and _assigns(guard.body, expr, ctx):
+        # ``if not args.seed: args.seed = int(time.time())``: 0, the default, counts as none
+        return ("%s is 0 by default and this test takes 0 for no seed: the default run replaces it with a new"
+                " seed every run — test `is None`" % zero, _none_test_fix(guard.test, ctx, negated=True))
+    block = guard.body if runs_when_given else getattr(guard.orelse, "body", None)
+    if block is None or not _seeds_in(ctx, block):
+        return None
+    if optional:
+        return ("seeding runs only when %s is given, and it defaults to None: a run without it is unseeded and"
+                " cannot be repeated — give it a default (e.g. default=0) and seed unconditionally" % optional,
+                default_fix)
+    if _truthiness(guard.test, expr):
+        return ("seeding is skipped when %s is 0, its default: the default run is unseeded and cannot be"
+                " repeated — test `is not None` (or seed unconditionally)" % zero,
+                _none_test_fix(guard.test, ctx, negated=False))
+    return None
 
 
 def optional_seed_options(ctx: FileContext, fixes: Optional[Dict[str, edits.Fix]] = None) -> Dict[str, str]:
@@ -201,22 +197,19 @@ def _truthiness(test, expr) -> bool:
     return False
 
 
-def _not_none_fix(test, ctx: FileContext) -> Optional[edits.Fix]:
-    """``if args.seed:`` -> ``if args.seed is not None:`` (only that plain shape).  Unsafe: a
-    run with seed 0 is then seeded."""
-    if not isinstance(test, (cst.Attribute, cst.Name)):
+def _none_test_fix(test, ctx: FileContext, negated: bool) -> Optional[edits.Fix]:
+    """``if args.seed:`` -> ``if args.seed is not None:``; ``negated``: ``if not args.seed:`` ->
+    ``if args.seed is None:`` (only those plain shapes).  Unsafe: seed 0 then counts as a seed."""
+    tested = test
+    if negated:
+        if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+            return None
+        tested, comparison, what = test.expression, " is None", "take only a missing seed for none: test `is None`"
+    else:
+        comparison, what = " is not None", "seed when the seed is 0 too: test `is not None`"
+    if not isinstance(tested, (cst.Attribute, cst.Name)):
         return None
-    return edits.replace(test, ctx.module.code_for_node(test) + " is not None",
-                         "seed when the seed is 0 too: test `is not None`", safe=False)
-
-
-def _is_none_fix(test, ctx: FileContext) -> Optional[edits.Fix]:
-    """``if not args.seed:`` -> ``if args.seed is None:``.  Unsafe: seed 0 then seeds with 0."""
-    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-            and isinstance(test.expression, (cst.Attribute, cst.Name))):
-        return None
-    return edits.replace(test, ctx.module.code_for_node(test.expression) + " is None",
-                         "take only a missing seed for none: test `is None`", safe=False)
+    return edits.replace(test, ctx.module.code_for_node(tested) + comparison, what, safe=False)
 
 
 def _assigns(block, expr, ctx: FileContext) -> bool:

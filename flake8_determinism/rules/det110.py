@@ -4,7 +4,7 @@ import re
 from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
 from .._lazy import cst
-from ..analysis.nodes import code_children, dotted_name
+from ..analysis.nodes import callee_name, code_children, dotted_name, own_nodes
 from ..tables import resume as R
 from ..tables.aliases import KNOWN_ROOTS
 from ..tables.run_uses import INITIALIZES
@@ -56,7 +56,8 @@ class ResumeWithoutRngState(Rule):
     precheck_scope = "entry"
     triggers = frozenset({R.RESTORE_METHOD}) | frozenset(name.rsplit(".", 1)[-1] for name in R.RESTORING_RNG)
     invalid = (
-        "import torch\ntorch.manual_seed(0)\nmodel = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.1))\n"
+        "import torch\ntorch.manual_seed(0)\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.1))\n"
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "ckpt = torch.load('last.pt')\nmodel.load_state_dict(ckpt['model'])\n"
         "optimizer.load_state_dict(ckpt['optimizer'])\noptimizer.step()\n"
@@ -220,15 +221,8 @@ def _draws_after(ctx: FileContext, restore: CallSite) -> bool:
 
 def _copied_in_memory(call) -> bool:
     """The state comes from a live object (``other.state_dict()``, ``copy.deepcopy(...)``)."""
-    stack = [arg.value for arg in call.args]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
-            name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
-            if name in ("state_dict", "deepcopy"):
-                return True
-        stack.extend(code_children(node))
-    return False
+    return any(isinstance(node, cst.Call) and callee_name(node) in ("state_dict", "deepcopy")
+               for node in own_nodes([arg.value for arg in call.args]))
 
 
 def _names_optimizer(name: str) -> bool:

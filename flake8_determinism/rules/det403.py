@@ -19,8 +19,8 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.index import CallSite
 
 # Evaluation: functions named so, or calling one of these (gradients off).
-EVALUATION_FUNCTION = re.compile(r"^_?(eval|evaluate|evaluation|validate|validation|valid|val|test|predict|infer|inference)(_|$)",
-                                 re.IGNORECASE)
+EVALUATION_FUNCTION = re.compile(
+    r"^_?(eval|evaluate|evaluation|validate|validation|valid|val|test|predict|infer|inference)(_|$)", re.IGNORECASE)
 NO_GRAD_CALLS = frozenset({"torch.no_grad", "torch.inference_mode"})
 MOVES = frozenset({"to", "cuda", "cpu", "double", "float", "half"})  # ``Net().to(device)`` is still a Net
 TORCH_DROPOUT = frozenset(name for name, op in DROPOUT.items() if op.framework == TORCH)

@@ -21,7 +21,7 @@ script's own, which reseeds ``random``/NumPy, the transforms stay unseeded: repo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Iterator, Tuple
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
@@ -39,11 +39,24 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.index import CallSite
 
 
-def unseeded_monai_loaders(ctx: FileContext) -> Iterator[Tuple[CallSite, object]]:
+def unseeded_monai_uses(ctx: FileContext) -> Iterator[Tuple[CallSite, bool]]:
+    """(call, applied directly?) for the first use of each MONAI random transform nothing seeds:
+    the torch ``DataLoader`` iterating it, else the call applying it.  Nothing when the module
+    seeds a transform itself (``set_random_state``)."""
+    if any(site.method_name == MONAI_SEEDING_METHOD for site in ctx.index.calls):
+        return
+    reported = set()
+    uses = [(site, transform, False) for site, transform in _loaders(ctx)]
+    uses += [(site, transform, True) for site, transform in _applications(ctx)]
+    for site, transform, applied in uses:
+        if id(transform) not in reported:
+            reported.add(id(transform))
+            yield site, applied
+
+
+def _loaders(ctx: FileContext) -> Iterator[Tuple[CallSite, object]]:
     """(loader, transform): torch ``DataLoader`` calls over a MONAI dataset whose random
     transform nothing seeds."""
-    if _seeds_transforms(ctx):
-        return
     for site in ctx.calls_to({TORCH_DATALOADER}):
         workers = find_arg(site.node, "num_workers", 5)
         if workers is not MISSING and literal(workers) != (True, 0):
@@ -61,11 +74,9 @@ def unseeded_monai_loaders(ctx: FileContext) -> Iterator[Tuple[CallSite, object]
             yield site, transform
 
 
-def unseeded_monai_applications(ctx: FileContext) -> Iterator[Tuple[CallSite, object]]:
-    """(call, transform): a MONAI transform with a random part applied directly (``train_transforms(sample)``,
-    ``RandFlip(prob=0.5)(image)``) that nothing seeds."""
-    if _seeds_transforms(ctx):
-        return
+def _applications(ctx: FileContext) -> Iterator[Tuple[CallSite, object]]:
+    """(call, transform): a MONAI transform with a random part applied directly
+    (``train_transforms(sample)``, ``RandFlip(prob=0.5)(image)``) that nothing seeds."""
     for site in ctx.index.calls:
         func = site.node.func
         if not isinstance(func, (cst.Name, cst.Call)):
@@ -74,10 +85,6 @@ def unseeded_monai_applications(ctx: FileContext) -> Iterator[Tuple[CallSite, ob
         if isinstance(transform, cst.Call) and _is(ctx, site, transform, MONAI_TRANSFORM_PREFIXES) \
                 and _unseeded(ctx, site, transform, built_by=None):
             yield site, transform
-
-
-def _seeds_transforms(ctx: FileContext) -> bool:
-    return any(site.method_name == MONAI_SEEDING_METHOD for site in ctx.index.calls)
 
 
 def _unseeded(ctx: FileContext, site: CallSite, transform, built_by) -> bool:

@@ -151,6 +151,7 @@ RESTORING_PREFIXES = ("teardown", "unset", "restore", "reset")
 def restores_defaults(function_name: str) -> bool:
     return function_name in RESTORING_METHODS or function_name.lower().lstrip("_").startswith(RESTORING_PREFIXES)
 
+
 # Scripts importing these train on XLA devices (TPU), not on CUDA (DET303 stays quiet).
 NOT_CUDA_ROOTS = frozenset({"torch_xla"})
 # Packages whose training scripts train with TensorFlow (DET306).

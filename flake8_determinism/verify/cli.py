@@ -202,8 +202,7 @@ def _locate(args: argparse.Namespace, progress: Progress, untraced: List[float],
             if locate.first_difference(*traces)[1] is not None:
                 break  # they differ with the same PYTHONHASHSEED: hashing is not the cause
             hash_seed_only = True
-    found = locate.explain(traces[0], traces[1], hash_seed_only=hash_seed_only and
-                           locate.first_difference(*traces)[1] is not None)
+    found = locate.explain(traces[0], traces[1], hash_seed_only=hash_seed_only)  # said only of a difference
     print("", file=out)
     print("Where the runs first differ (--locate, %s traced):" % plural(args.steps, "step"), file=out)
     print("  " + found.headline, file=out)

@@ -86,11 +86,7 @@ def first_difference(first: Trace, second: Trace):
     """(index, event in run 1, event in run 2) of the first event that differs; the weights a
     model starts from are compared first (they were built before it ran).  The two events have
     different keys when the runs took different paths; (None, None, None) when all agree."""
-    def ordered(trace: Trace):
-        return ([e for e in trace.events if e.kind == "param"]
-                + [e for e in trace.events if e.kind != "param"])
-
-    ours, theirs = ordered(first), ordered(second)
+    ours, theirs = _in_order(first), _in_order(second)
     used = used_generators(first) | used_generators(second)
     for index, (a, b) in enumerate(zip(ours, theirs)):
         if a.key != b.key or _state(a, used) != _state(b, used):
@@ -102,6 +98,11 @@ def first_difference(first: Trace, second: Trace):
 
 
 _RNG_EVENTS = ("rng", "step", "exit")
+
+
+def _in_order(trace: Trace) -> List[Event]:
+    """The events as they are compared: a model's weights first (they were built before it ran)."""
+    return [e for e in trace.events if e.kind == "param"] + [e for e in trace.events if e.kind != "param"]
 
 
 def used_generators(trace: Trace) -> set:
@@ -311,8 +312,8 @@ def _no_modules(first: Trace, second: Trace) -> Finding:
                          " a value that changes." % _generators(differing))
             codes = _RNG_CODES.get(differing[0], ["DET100"]) + ["DET105"]
         else:
-            lines.append("At exit the global RNG states (%s) agree: the difference comes from elsewhere"
-                         " (an RNG object of its own, the clock, set or file order)." % ", ".join(sorted(a.fingerprint)))
+            lines.append("At exit the global RNG states (%s) agree: the difference comes from elsewhere (an RNG"
+                         " object of its own, the clock, set or file order)." % ", ".join(sorted(a.fingerprint)))
             codes = ["DET103", "DET105", "DET206", "DET207"]
     return Finding("No modules to trace.", lines, codes, [])
 
@@ -327,19 +328,16 @@ def _other_path(a: Optional[Event], b: Optional[Event]) -> Finding:
 
 
 def _previous(trace: Trace, index: int, kind: str, name: str) -> Optional[Event]:
-    events = [e for e in trace.events if e.kind == "param"] + [e for e in trace.events if e.kind != "param"]
-    for event in reversed(events[:index]):
-        if event.kind == kind and event.name == name:
-            return event
-    return None
+    return _last_before(trace, index, lambda event: event.kind == kind and event.name == name)
 
 
 def _last_agreeing(trace: Trace, index: int) -> Optional[Event]:
-    events = [e for e in trace.events if e.kind == "param"] + [e for e in trace.events if e.kind != "param"]
-    for event in reversed(events[:index]):
-        if event.kind in ("out", "batch", "step", "update"):
-            return event
-    return None
+    return _last_before(trace, index, lambda event: event.kind in ("out", "batch", "step", "update"))
+
+
+def _last_before(trace: Trace, index: int, matches) -> Optional[Event]:
+    """The last event before the ``index``-th compared one that ``matches``."""
+    return next((event for event in reversed(_in_order(trace)[:index]) if matches(event)), None)
 
 
 def _generators(names: Sequence[str]) -> str:

@@ -581,7 +581,6 @@ class _Summarizer:
                     break
         return kinds
 
-
     def checkpoint_facts(self) -> Dict[str, str]:
         """What each body does with checkpoints (DET110), one letter each: ``R`` restores an
         optimizer's state (``optimizer.load_state_dict(...)``), ``L`` restores the state of

@@ -253,22 +253,26 @@ class Tracer:
             name = self.names[module]
         return name
 
-    def _call_name(self, module):
+    def _calls(self, module):
+        """(its qualified name, how many of its calls have ended in this step)."""
         name = self.name_of(module)
-        key = (self.step, name)
-        count = self.seen_calls.get(key, 0)
-        return name if count == 0 else "%s#%d" % (name, count + 1)
+        return name, self.seen_calls.get((self.step, name), 0)
+
+    @staticmethod
+    def _numbered(name, ended):
+        """``Net.shared`` for a module's first call in a step, ``Net.shared#2`` for its second..."""
+        return name if ended == 0 else "%s#%d" % (name, ended + 1)
 
     def before_forward(self, module, args):
-        name = self._call_name(module)
+        name = self._numbered(*self._calls(module))
         where, kind = self.built_at.get(module, ""), self.kinds.get(module, type(module).__name__)
         self.emit("rng", name, self.rng_states(), where, kind)
         self.emit("in", name, self.fingerprint(args), where, kind)
 
     def after_forward(self, module, args, output):
-        name = self._call_name(module)
-        self.seen_calls[(self.step, self.name_of(module))] = self.seen_calls.get((self.step, self.name_of(module)), 0) + 1
-        self.emit("out", name, self.fingerprint(output), self.built_at.get(module, ""),
+        name, ended = self._calls(module)
+        self.seen_calls[(self.step, name)] = ended + 1
+        self.emit("out", self._numbered(name, ended), self.fingerprint(output), self.built_at.get(module, ""),
                   self.kinds.get(module, type(module).__name__) + (":training" if module.training else ""))
 
     def _parameters(self, optimizer):
