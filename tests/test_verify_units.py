@@ -173,3 +173,16 @@ def test_the_command_starts_after_double_dash_or_at_the_first_word():
     with pytest.raises(SystemExit) as stop:
         parse(["python", "--", "train.py"])
     assert stop.value.code == 2
+
+
+def test_traces_differ_also_when_one_run_records_more():
+    from flake8_determinism.verify.locate import Event, Trace, differs
+
+    def trace(*events):
+        return Trace(list(events), 1, False, 0, [], 0.0, 0.0, None, {})
+
+    out = Event("out", "Net", 0, "ab", "", "Linear")
+    assert not differs(trace(out), trace(out))
+    assert differs(trace(out), trace(out, out._replace(name="Net#2")))  # run 1 ends first
+    assert differs(trace(out, out._replace(name="Net#2")), trace(out))
+    assert differs(trace(out), trace(out._replace(fingerprint="cd")))

@@ -199,7 +199,7 @@ def _locate(args: argparse.Namespace, progress: Progress, untraced: List[float],
                               " with os._exit() before the tracer can write." % label)
             traces.append(trace._replace(seconds=result.seconds))
         if args.env_diff and pair_number == 0:
-            if locate.first_difference(*traces)[1] is not None:
+            if locate.differs(*traces):
                 break  # they differ with the same PYTHONHASHSEED: hashing is not the cause
             hash_seed_only = True
     found = locate.explain(traces[0], traces[1], hash_seed_only=hash_seed_only)  # said only of a difference

@@ -97,6 +97,11 @@ def first_difference(first: Trace, second: Trace):
     return None, None, None
 
 
+def differs(first: Trace, second: Trace) -> bool:
+    """Some event differs, or one run recorded events the other did not."""
+    return first_difference(first, second)[0] is not None
+
+
 _RNG_EVENTS = ("rng", "step", "exit")
 
 
