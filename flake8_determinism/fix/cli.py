@@ -316,12 +316,8 @@ def _as_json(reports: List[FileReport], mode: str, quiet: bool) -> int:
     """``--output-format json``: one object on stdout; the summary and errors on stderr."""
     import json
 
+    status = _summarise([r._replace(diff="", left=(), unsafe=()) for r in reports], mode, quiet, out=sys.stderr)
     out = sys.stdout
-    sys.stdout = sys.stderr  # the summary, as the default format prints it, goes to stderr
-    try:
-        status = _summarise([r._replace(diff="", left=(), unsafe=()) for r in reports], mode, quiet)
-    finally:
-        sys.stdout = out
     findings = [{"path": r.path, "line": line, "column": column, "code": code, "message": message,
                  "fix": "unsafe" if kind == "unsafe" else "none"}
                 for r in reports for line, column, code, message, kind in r.remaining]
@@ -356,9 +352,10 @@ def _line(path: str, finding) -> str:
     return "%s:%d:%d: %s" % (path, finding.line, finding.column + 1, finding.message)
 
 
-def _summarise(reports: List[FileReport], mode: str, quiet: bool) -> int:
+def _summarise(reports: List[FileReport], mode: str, quiet: bool, out=None) -> int:
+    """Print what each file needs and the summary on ``out`` (stdout by default)."""
     escape_what_terminals_cannot_show()
-    out = sys.stdout
+    out = out if out is not None else sys.stdout
     errors = [r for r in reports if r.error]
     for report in reports:
         if report.path == "-" and report.output is not None:
