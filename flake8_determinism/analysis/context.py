@@ -1,7 +1,7 @@
 """Everything a rule may ask about one file, computed once."""
 
 import ast
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -84,6 +84,14 @@ class FileContext:
         if self._sites is None:
             self._sites = {id(site.node): site for site in self.index.calls}
         return self._sites.get(id(call))
+
+    def project_calls(self) -> Iterator[Tuple[CallSite, str]]:
+        """(call, qualified name) of the calls that may reach this project's own code: named, and
+        not in a known library (what a rule asks the project model about)."""
+        for site in self.index.calls:
+            qualname = self.qualname(site)
+            if qualname and qualname.split(".", 1)[0] not in KNOWN_ROOTS:
+                yield site, qualname
 
     def calls_to(self, names) -> Iterator[CallSite]:
         """Calls whose callee resolves to one of ``names``, in source order."""

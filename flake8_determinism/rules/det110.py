@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 from .._lazy import cst
 from ..analysis.nodes import callee_name, code_children, dotted_name, own_nodes
 from ..tables import resume as R
-from ..tables.aliases import KNOWN_ROOTS
 from ..tables.run_uses import INITIALIZES
 from .base import Report, Rule
 from .runs import run_of
@@ -156,9 +155,8 @@ def _project_helpers(ctx: FileContext) -> List[Tuple[CallSite, str]]:
     if project is None:
         return []
     found = []
-    for site in ctx.index.calls:
-        name = ctx.qualname(site)
-        if not name or name.split(".", 1)[0] in KNOWN_ROOTS or not ctx.facts.reaches(site.fn):
+    for site, name in ctx.project_calls():
+        if not ctx.facts.reaches(site.fn):
             continue
         facts = project.checkpoint_facts(name)
         if "L" in facts and _passes_optimizer(site.node):

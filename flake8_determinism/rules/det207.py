@@ -9,7 +9,6 @@ from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, ord
 from ..analysis.scopes import lookup
 from ..tables.data_order import ORDER_TAKING
 from ..fix import edits
-from ..tables.aliases import KNOWN_ROOTS
 from .base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -132,10 +131,7 @@ class OrderFromSet(Rule):
         project = ctx.project if ctx.index.imports and ctx.facts.is_entry else None
         if project is None:
             return  # a cost choice, as for the runs: entry modules ask the project
-        for site in ctx.index.calls:
-            qualname = ctx.qualname(site)
-            if not qualname or qualname.split(".", 1)[0] in KNOWN_ROOTS:
-                continue
+        for site, qualname in ctx.project_calls():
             where = project.returned_set(qualname)
             if where and self._order_taken(ctx, site.node, site):
                 yield Report(
