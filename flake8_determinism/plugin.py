@@ -4,7 +4,7 @@ import argparse
 import os
 from typing import Iterator, List, Tuple
 
-from . import __version__, precheck
+from . import __version__, notebooks, precheck
 from .rules import ALL_RULES
 from .settings import Settings, parse_version
 
@@ -13,6 +13,11 @@ def _torch_version(text: str) -> str:
     if text and parse_version(text) is None:
         raise argparse.ArgumentTypeError("expected MAJOR.MINOR such as 2.8, got %r" % text)
     return text
+
+
+NOTEBOOK_NOTICE = (
+    "DET001 flake8 cannot read notebooks (it parses the JSON as Python): nothing here was checked"
+    " — lint it with `nbqa flake8 --select=DET {path}`, fix it with `determinism-fix {path}`")
 
 
 class DeterminismChecker:
@@ -85,6 +90,10 @@ class DeterminismChecker:
         )
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        if notebooks.is_notebook(self.filename):
+            # flake8 reads a notebook's JSON as Python and would find nothing: say so.
+            yield 1, 0, NOTEBOOK_NOTICE.format(path=self.filename), type(self)
+            return
         source = "".join(self.lines)
         candidates = precheck.rules_for_words(source, self.settings, ALL_RULES, self.tree)
         if not candidates:
@@ -98,7 +107,7 @@ class DeterminismChecker:
         found = results.get(self.filename, check) if results is not None else None
         if found is None:
             found = self._lint(source, candidates, results, check)
-        for line, column, _, message in found:
+        for line, column, _, message in notebooks.nbqa_placed(found, self.filename, self.lines):
             yield line, column, message, type(self)
 
     def _lint(self, source: str, candidates, results, check) -> list:

@@ -18,6 +18,7 @@ from typing import List, NamedTuple, Optional, Sequence
 
 from ..console import escape_what_terminals_cannot_show, plural
 from ..settings import Settings, parse_version
+from .. import notebooks
 from .files import SourceError, decode, encode, read_source, write_atomically
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
@@ -35,7 +36,8 @@ class FileReport(NamedTuple):
     output: Optional[bytes] = None  # the fixed source in the file's encoding, for ``-`` (stdin)
     error: str = ""
     skipped: str = ""  # why the file was not analysed (``guard``): a valid file, not an error
-    # What is still reported, for --output-format: (line, column, code, message, "left" | "unsafe")
+    # What is still reported, for --output-format: (line, column, code, message, "left" | "unsafe", notebook
+    # cell from 1, or 0 in a Python file)
     remaining: Sequence[tuple] = ()
     codes: Optional[dict] = None  # code -> [found, left, unsafe], for --statistics
 
@@ -227,6 +229,8 @@ def fix_file(job: Job) -> FileReport:
         return FileReport(job.display, skipped="a symlink to %s, which is fixed as itself" % _shown(job.also_fixed))
     try:
         source = decode(job.display, job.stdin) if job.stdin is not None else read_source(job.path)
+        if job.stdin is None and notebooks.is_notebook(job.path):
+            return _fix_notebook(job, source, rules, whole)
         try:
             result = fix_source(source.text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display,
                                 rules, check_only=job.mode == "check" and not whole,
@@ -245,7 +249,7 @@ def fix_file(job: Job) -> FileReport:
             ["%s (unsafe fix not applied: %s)" % (_line(job.display, p.finding), p.fix.what) for p in result.unsafe],
             output=encode(source, result.source) if job.mode == "stdin" else None,
             remaining=[(where.finding.line, where.finding.column + 1, p.finding.code, where.finding.message,
-                        "unsafe" if id(p) in unsafe else "left")
+                        "unsafe" if id(p) in unsafe else "left", 0)
                        for p, where in _as_placed(result, on_disk=job.mode in ("write", "stdin"))],
             codes=_counts(result),
         )
@@ -264,6 +268,69 @@ def fix_file(job: Job) -> FileReport:
     except Exception as error:  # noqa: BLE001 - a bug of ours must not take the other files down
         return FileReport(job.display, error="internal error, file left as it is (%s: %s)"
                           % (type(error).__name__, error), output=job.stdin)
+
+
+def _fix_notebook(job: Job, source, rules, whole: bool) -> FileReport:
+    """A notebook: its code cells fixed as one run (``notebooks``), written back into the JSON
+    with outputs, metadata and formatting kept; findings named ``NOTEBOOK:cell_N:line:col``."""
+    from ..checker import ParseFailure, Skipped
+    from .transform import fix_source
+
+    try:
+        notebook = notebooks.read(source.text)
+        script = notebooks.to_script(notebook)
+        try:
+            result = fix_source(script.text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display,
+                                rules, check_only=job.mode == "check" and not whole, path=job.path)
+        except Skipped as error:
+            return FileReport(job.display, skipped=str(error))
+        except ParseFailure as error:
+            raise SourceError("cannot parse its code cells: %s" % _in_cells(script.text, str(error))) from None
+        except RecursionError:
+            raise SourceError("too deeply nested to parse or fix (Python's recursion limit); left as it is") from None
+        sources = notebooks.from_script(notebook, script, result.source) if result.changed else notebook.sources
+    except notebooks.OtherLanguage as error:
+        return FileReport(job.display, skipped=str(error))
+    except notebooks.NotebookError as error:
+        raise SourceError(str(error)) from None
+    changed = result.changed if job.mode == "check" else sources != notebook.sources
+
+    def where(text: str, finding) -> tuple:
+        cell, line = notebooks.place(text, finding.line)
+        return cell, line, finding.column + 1, _in_cells(text, finding.message, job.display)
+
+    on_disk = job.mode == "write"
+    after = result.source if on_disk else script.text
+    unsafe = {id(p) for p in result.unsafe}
+    remaining = []
+    for problem, placed in _as_placed(result, on_disk=on_disk):
+        cell, line, column, message = where(after, placed.finding)
+        remaining.append((line, column, problem.finding.code, message, "unsafe" if id(problem) in unsafe else "left",
+                          cell))
+    shown = ["%s:cell_%d:%d:%d: %s" % (job.display, cell, line, column, message)
+             for line, column, _, message, _, cell in remaining]
+    report = FileReport(
+        job.display, changed, len(result.found), max(0, len(result.found) - len(result.left)),
+        [text for text, row in zip(shown, remaining) if on_disk or row[4] == "left"],
+        ["%s (unsafe fix not applied: %s)" % (text, problem.fix.what)
+         for text, row, problem in zip(shown, remaining, result.left) if row[4] == "unsafe"],
+        remaining=remaining, codes=_counts(result))
+    if changed and job.mode == "diff":
+        report = report._replace(diff=notebooks.cell_diff(notebook, sources, job.display))
+    if changed and job.mode == "write":
+        write_atomically(source, notebooks.dump(notebook, sources))
+    return report
+
+
+def _in_cells(script: str, text: str, display: str = "") -> str:
+    """``line N`` (a parse error) and ``NOTEBOOK:N`` (a message's reference) as cell positions."""
+    def cell_line(match) -> str:
+        cell, line = notebooks.place(script, int(match.group(2)))
+        return "%scell_%d:%d" % (match.group(1), cell, line) if match.group(1) else "cell %d, line %d" % (cell, line)
+
+    names = [re.escape(n) for n in {display, os.path.basename(display)} if n]
+    pattern = r"(?:(%s:)|\bline )(\d+)" % "|".join(names) if names else r"()\bline (\d+)"
+    return re.sub(pattern, cell_line, text)
 
 
 def _as_placed(result, on_disk: bool):
@@ -318,9 +385,9 @@ def _as_json(reports: List[FileReport], mode: str, quiet: bool) -> int:
 
     status = _summarise([r._replace(diff="", left=(), unsafe=()) for r in reports], mode, quiet, out=sys.stderr)
     out = sys.stdout
-    findings = [{"path": r.path, "line": line, "column": column, "code": code, "message": message,
-                 "fix": "unsafe" if kind == "unsafe" else "none"}
-                for r in reports for line, column, code, message, kind in r.remaining]
+    findings = [dict({"path": r.path}, **({"cell": cell} if cell else {}), line=line, column=column, code=code,
+                     message=message, fix="unsafe" if kind == "unsafe" else "none")
+                for r in reports for line, column, code, message, kind, cell in r.remaining]
     statistics = {code: {"found": found, "fixed": found - left, "left": left, "unsafe": unsafe}
                   for code, (found, left, unsafe) in _totals(reports).items()}
     json.dump({"mode": mode, "files_changed": sum(1 for r in reports if r.changed),
@@ -339,12 +406,16 @@ def _annotate(reports: List[FileReport], mode: str) -> None:
     for report in reports:
         if report.changed and mode in ("diff", "check"):
             print("::notice file=%s::determinism-fix would change this file" % escape(report.path))
-        for line, column, code, message, kind in report.remaining:
+        for line, column, code, message, kind, cell in report.remaining:
             text = message[len(code):].strip() if message.startswith(code) else message
             if kind == "unsafe":
                 text += " (an unsafe fix exists: determinism-fix --unsafe-fixes)"
-            print("::warning file=%s,line=%d,col=%d,title=%s::%s"
-                  % (escape(report.path), line, column, code, escape(text)))
+            if cell:  # a notebook: GitHub cannot point into a cell, the title names it
+                print("::warning file=%s,title=%s (cell_%d:%d:%d)::%s"
+                      % (escape(report.path), code, cell, line, column, escape(text)))
+            else:
+                print("::warning file=%s,line=%d,col=%d,title=%s::%s"
+                      % (escape(report.path), line, column, code, escape(text)))
 
 
 def _line(path: str, finding) -> str:

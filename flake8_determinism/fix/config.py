@@ -48,7 +48,9 @@ class Flake8Config:
         from flake8.discover_files import expand_paths
 
         options = self.options
-        for path in expand_paths(paths=list(paths), stdin_display_name="-", filename_patterns=options.filename,
+        # Notebooks too: determinism-fix reads them (flake8 itself cannot).
+        patterns = [*options.filename, "*.ipynb"]
+        for path in expand_paths(paths=list(paths), stdin_display_name="-", filename_patterns=patterns,
                                  exclude=[*options.exclude, *options.extend_exclude]):
             yield path, path
 
