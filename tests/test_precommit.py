@@ -9,6 +9,7 @@ commit. One PRE_COMMIT_HOME for the session: the environment is built once.
 
 import json
 import os
+import sys
 import re
 import shutil
 import subprocess
@@ -93,7 +94,8 @@ def _git(cwd, *args, env):
 
 def commit_tree(path, env):
     """Makes `path` a git repository with everything in it committed; returns the sha."""
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
+    # main: the README's snippet names the branch (there is no release tag yet)
+    for args in (["-c", "init.defaultBranch=main", "init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"]):
         _git(path, *args, env=env)
     return _git(path, "rev-parse", "HEAD", env=env)
 
@@ -140,7 +142,7 @@ def pre_commit(repo, env, *args):
 
 def hook_results(output):
     """{hook name: 'Passed'/'Failed'/'Skipped'} from pre-commit's status lines."""
-    return dict(re.findall(r"^(determinism-\w+)\.+(?:\(no files to check\))?(Passed|Failed|Skipped)$", output, re.M))
+    return dict(re.findall(r"^(determinism-[\w-]+)\.+(?:\(no files to check\))?(Passed|Failed|Skipped)$", output, re.M))
 
 
 @pytest.fixture(scope="session")
@@ -237,3 +239,59 @@ def test_clean_file_passes_both_hooks_untouched(tmp_path, installed, env):
     assert hook_results(out) == {"determinism-fix": "Passed", "determinism-lint": "Passed"}, out
     assert (repo / "train.py").read_text() == SEEDED
     assert (repo / "notes.txt").read_text() == UNSEEDED
+
+
+def readme_snippet() -> str:
+    """The README's .pre-commit-config.yaml, as written there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("\n## pre-commit\n"):]
+    return re.search(r"```yaml\n(repos:\n.*?)```", section, re.S).group(1)
+
+
+NOTEBOOK_CELLS = [
+    "import time\nimport numpy as np\nimport torch",
+    "%matplotlib inline\nmodel = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "loss = model(torch.randn(4, 3)).sum()\nloss.backward()\nopt.step()",
+    "np.random.seed(int(time.time()))\nprint(np.random.rand())",
+]
+
+
+def test_readme_snippet_works_as_written(tmp_path, installed, env):
+    """The README's snippet, copied verbatim but for the URL, pinned as the README says, run."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    repo_path, sha = installed
+    snippet = readme_snippet()
+    url = "https://github.com/flake8-determinism/flake8-determinism"
+    assert snippet.count(url) == 1, snippet
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / ".pre-commit-config.yaml").write_text(snippet.replace(url, str(repo_path)))
+    (user / "train.py").write_text(UNSEEDED)
+    (user / "broken.py").write_text("if True\n    pass\n")  # a syntax error must not pass the lint hook
+    notebook = new_notebook(cells=[new_code_cell(cell) for cell in NOTEBOOK_CELLS])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, str(user / "explore.ipynb"))
+    commit_tree(user, env)
+
+    rc, out = pre_commit(user, env, "autoupdate", "--bleeding-edge", "--freeze")
+    assert rc == 0, out
+    config = (user / ".pre-commit-config.yaml").read_text()
+    assert "\n    rev: %s\n" % sha in config, config
+
+    rc, out = pre_commit(user, env, "run", "--all-files")
+    assert rc == 1, out
+    assert hook_results(out) == {"determinism-fix": "Failed", "determinism-lint": "Failed",
+                                 "determinism-lint-notebooks": "Failed"}, out
+    assert "torch.manual_seed(SEED)" in (user / "train.py").read_text()
+    fixed_cells = ["".join(c["source"]) for c in nbformat.read(str(user / "explore.ipynb"), 4).cells]
+    assert "torch.manual_seed(SEED)" in fixed_cells[0] and fixed_cells[1].startswith("%matplotlib inline\n")
+    # the fix hook: one summary for the run, its problems not listed again (--quiet)
+    assert len(re.findall(r"^Found \d+ problems? \(", out, re.M)) == 1, out
+    assert "broken.py: cannot parse" in out
+    # the lint hook: the syntax error (E9) and nothing else left in train.py
+    assert re.search(r"^broken\.py:1:\d+: E999 SyntaxError", out, re.M), out
+    assert not re.search(r"^train\.py:\d+:\d+: DET", out, re.M), out
+    # the notebook hook: what the fix could not do, on its cell line
+    assert re.search(r"^explore\.ipynb:cell_3:1:1: DET105 ", out, re.M), out
