@@ -22,6 +22,7 @@ from .det206 import UnsortedListing
 from .det207 import OrderFromSet
 from .det208 import HashSeedSetInProcess
 from .det209 import HashDecidesResult
+from .det210 import ParallelPipelineOrder
 from .det301 import CudnnBenchmark
 from .det302 import CudnnNotDeterministic
 from .det303 import DeterministicAlgorithmsOff
@@ -54,6 +55,7 @@ ALL_RULES: tuple = (
     OrderFromSet(),
     HashSeedSetInProcess(),
     HashDecidesResult(),
+    ParallelPipelineOrder(),
     CudnnBenchmark(),
     CudnnNotDeterministic(),
     DeterministicAlgorithmsOff(),

@@ -231,3 +231,22 @@ PATH_WORDS = frozenset({"path", "file", "filename", "fname", "dir", "folder", "c
                         "checkpoint"})
 # Methods whose ``hash()`` belongs to the object protocol or a display (never a result).
 PROTOCOL_METHODS = frozenset({"__hash__", "__eq__", "__ne__", "__repr__", "__str__", "__format__"})
+
+# DET210: parallel pipelines told they may give up order (or handing samples to workers by
+# scheduling).  torch's ``DataLoader(in_order=False)`` (torch >= 2.6, PR #141833) returns
+# batches as workers finish them; it does nothing without workers.
+DATALOADER_IN_ORDER = ("in_order", None)
+IN_ORDER_SINCE_TORCH = (2, 6)
+# tf.data transformations whose ``deterministic=False`` lets elements come out of order when
+# ``num_parallel_calls`` is set (tf.data.Dataset docs).
+TF_ORDER_METHODS = frozenset({"map", "interleave", "batch", "parallel_map"})
+TF_OPTIONS_FLAGS = ("tensorflow.data.Options().deterministic", "tensorflow.data.Options().experimental_deterministic")
+# MindSpore: ``num_parallel_workers`` on a dataset or an operation; ``python_multiprocessing``
+# on ``map``.  Random vision/audio/text operations: ``Random*``/``Rand*`` and these.
+MINDSPORE_WORKERS = "num_parallel_workers"
+MINDSPORE_MULTIPROCESSING = "python_multiprocessing"
+MINDSPORE_RANDOM_OPERATIONS = frozenset({
+    "AutoAugment", "RandAugment", "TrivialAugmentWide", "UniformAugment", "CutMixBatch", "MixUpBatch", "MixUp",
+    "CutOut", "RandomChoice", "RandomApply", "RandomOrder", "SoftDvppDecodeRandomCropResizeJpeg",
+})
+MINDSPORE_RANDOM_PREFIXES = ("Random", "Rand")
