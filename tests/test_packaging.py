@@ -2,8 +2,10 @@
 
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
+import pytest
 from setuptools import find_packages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,3 +57,49 @@ def test_the_metadata_names_its_license_file_and_links():
     assert set(urls) == {"Source", "Issues", "Documentation"}
     classifiers = metadata["classifiers"].split()
     assert "MIT" in classifiers and "Flake8" in classifiers
+
+
+def _declared_floors() -> dict:
+    from configparser import ConfigParser
+
+    config = ConfigParser()
+    config.read(str(ROOT / "setup.cfg"))
+    floors = {}
+    for line in config["options"]["install_requires"].split():
+        name, _, version = line.partition(">=")
+        floors[name] = version
+    return floors
+
+
+def test_ci_runs_the_tests_on_the_declared_floors():
+    # The floors are proven, not guessed: .ci/run installs exactly them for a run of the core tests.
+    floors = _declared_floors()
+    assert set(floors) == {"flake8", "libcst"} and all(floors.values())
+    ci = (ROOT / ".ci" / "run").read_text()
+    for name, version in floors.items():
+        assert '"%s==%s"' % (name, version) in ci, (name, version)
+
+
+@pytest.mark.slow
+def test_the_sdist_carries_its_tests_and_they_run(tmp_path):
+    """An sdist built as a release would be: every tracked file in it, and its tests run from it."""
+    out = tmp_path / "dist"
+    built = subprocess.run(
+        [sys.executable, "-c", "import sys, setuptools.build_meta as b; print(b.build_sdist(sys.argv[1]))", str(out)],
+        cwd=str(ROOT), capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    archive = out / built.stdout.strip().splitlines()[-1]
+    with tarfile.open(str(archive)) as tar:
+        tar.extractall(str(tmp_path))
+    unpacked = tmp_path / archive.name[:-len(".tar.gz")]
+    if (ROOT / ".git").exists():
+        tracked = subprocess.run(["git", "ls-files"], cwd=str(ROOT), capture_output=True, text=True, check=True)
+        missing = [f for f in tracked.stdout.split() if f != ".gitignore" and not (unpacked / f).exists()]
+        assert missing == []
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "-m", "not slow",
+                          "tests/test_fixtures.py", "tests/test_notebooks.py", "tests/test_fix_cli.py"],
+                         cwd=str(unpacked), capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:]
+    collected = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only"],
+                               cwd=str(unpacked), capture_output=True, text=True, timeout=300)
+    assert collected.returncode == 0 and " error" not in collected.stdout.splitlines()[-1], collected.stdout[-2000:]
