@@ -12,7 +12,7 @@ example for rules it does not fix, linted to show the report is gone --, ``fix_d
 
 ``determinism-fix --explain DETnnn`` prints ``render_page`` of that code (``docs/`` is not installed
 with the package).  The examples are linted and fixed with the rule's ``example_settings`` and, unless
-those name one, the newest torch the catalog knows as the target version, so the pages do not depend
+those name one, the newest torch docs/facts.md knows as the target version, so the pages do not depend
 on the torch installed where they are generated.
 
 This module runs the linter and the codemod (libcst): the flake8 plugin never imports it.
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from . import RULE_DOCS_URL
+from . import FACTS_URL, RULE_DOCS_URL
 from .checker import check_source
 from .fix.transform import fix_source
 from .rules import ALL_RULES
@@ -172,6 +172,20 @@ def _code_block(text: str, language: str = "") -> List[str]:
     return ["```" + language] + text.rstrip("\n").split("\n") + ["```"]
 
 
+_FACTS_CITATION = re.compile(r"facts §(\d+(?:\.\d+)?(?:\([a-z]\))?)")
+FACTS_PAGE = "../facts.md"  # from docs/rules/
+
+
+def linked_facts(text: str, page: str = FACTS_PAGE) -> str:
+    """``facts §1.1(a)`` as a link to that section of docs/facts.md (anchor ``s1-1a``)."""
+    def link(match) -> str:
+        section = match.group(1)
+        anchor = "s" + section.replace(".", "-").replace("(", "").replace(")", "")
+        return "[facts §%s](%s#%s)" % (section, page, anchor)
+
+    return _FACTS_CITATION.sub(link, text)
+
+
 def _source_line(fact: str, source: str) -> str:
     return "- %s Source: %s" % (markdown(fact), markdown(source))
 
@@ -251,7 +265,7 @@ def render_page(rule) -> str:
     lines += ["---", "",
               "The report and the fixed code above are real output of the linter and of `determinism-fix`, "
               "for target torch %d.%d." % settings.torch_version, ""]
-    return "\n".join(lines)
+    return linked_facts("\n".join(lines))
 
 
 def _cell(text: str) -> str:
@@ -274,7 +288,8 @@ def render_table() -> str:
     for rule in ALL_RULES:
         # absolute: the README is also the package's long description, where relative links break (PyPI)
         lines.append("| [%s](%s) | %s | %s |" % (
-            rule.code, RULE_DOCS_URL.format(code=rule.code), _cell(docstring(rule).summary), FIX_KINDS[rule.fixes][0]))
+            rule.code, RULE_DOCS_URL.format(code=rule.code), linked_facts(_cell(docstring(rule).summary), FACTS_URL),
+            FIX_KINDS[rule.fixes][0]))
     lines += ["", TABLE_END]
     return "\n".join(lines)
 

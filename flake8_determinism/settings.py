@@ -4,7 +4,7 @@ import re
 from importlib import metadata
 from typing import FrozenSet, NamedTuple, Optional, Tuple
 
-# The newest torch whose op lists the catalog records (catalog §1.1(c)).
+# The newest torch whose op lists the catalog records (facts §1.1(c)).
 NEWEST_KNOWN_TORCH = (2, 14)
 
 

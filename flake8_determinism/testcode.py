@@ -1,4 +1,4 @@
-"""Is a module a test module (RULES.md "Test modules")?  By its path or its content.
+"""Is a module a test module (docs/contract.md "Test modules")?  By its path or its content.
 
 Path: ``test_*.py``, ``*_test.py``, ``conftest.py``, or a ``tests``/``test``
 directory on the way to it.  The directories are read from the path relative to

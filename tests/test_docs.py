@@ -104,7 +104,7 @@ def test_page_shows_the_real_report_and_the_sources(code, pages):
     for finding in check_source(example, docs.settings_for(rule), filename=docs.EXAMPLE):
         assert "%s:%d:%d: %s" % (docs.EXAMPLE, finding.line, finding.column + 1, finding.message) in text
     for _, source in rule.sources:
-        assert docs.markdown(source) in text
+        assert docs.linked_facts(docs.markdown(source)) in text
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=CODES)
@@ -179,3 +179,32 @@ def test_the_readme_links_absolutely_as_a_package_description_must():
     assert targets, "no links found"
     relative = [t for t in targets if not t.startswith(("http://", "https://", "#", "mailto:"))]
     assert relative == []
+
+
+def _shipped_pages():
+    root = Path(__file__).resolve().parents[1]
+    return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+
+
+def test_no_page_points_outside_the_repository():
+    # Users get the repository (and the package), not the workspace it was written in.
+    for page in _shipped_pages():
+        text = page.read_text(encoding="utf-8")
+        for outside in ("shared/", "catalog §", "RULES.md", "nondeterminism-catalog"):
+            assert outside not in text, (page.name, outside)
+
+
+def test_every_facts_citation_and_rule_link_lands():
+    root = Path(__file__).resolve().parents[1]
+    facts = (root / "docs" / "facts.md").read_text(encoding="utf-8")
+    anchors = set(re.findall(r'<a id="([\w-]+)"></a>', facts))
+    cited = set()
+    for page in _shipped_pages():
+        text = page.read_text(encoding="utf-8")
+        cited |= set(re.findall(r"facts\.md#([\w-]+)\)", text))
+        # a citation written but not linked would send readers nowhere
+        assert not re.search(r"(?<!\[)facts §[\d.]+(?:\([a-z]\))?(?!\]\()", text.replace("`facts §2`", "")), page.name
+    assert cited and cited <= anchors, sorted(cited - anchors)
+    contract = (root / "docs" / "contract.md").read_text(encoding="utf-8")
+    for code in re.findall(r"\(rules/(DET\d+)\.md\)", contract):
+        assert (root / "docs" / "rules" / (code + ".md")).exists(), code

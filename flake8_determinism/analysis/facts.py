@@ -1,7 +1,7 @@
 """Module facts shared by the rules: which RNGs are seeded where, entry/training module.
 
 Seeding is tracked per framework as *events*: calls that seed it, directly
-(``torch.manual_seed``), through an ecosystem helper (catalog §8), through a
+(``torch.manual_seed``), through an ecosystem helper (facts §8), through a
 function defined here whose body seeds it (transitively), or through any other
 call whose name contains ``seed`` (assumed to seed everything).
 
@@ -389,7 +389,7 @@ class ModuleFacts:
         return id(fn.node) in self._reachable
 
     def in_entry_code(self, site) -> bool:
-        """Import-time code, or entry code of an entry module (RULES.md scope policy).
+        """Import-time code, or entry code of an entry module (docs/contract.md scope policy).
         A self-test (``analysis/demos.py``) has none: its ``__main__`` block is test code."""
         if site.fn is None:
             return not (self.is_self_test and id(site.node) in self._main_calls)

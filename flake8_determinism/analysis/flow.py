@@ -3,7 +3,7 @@
 ``order_used`` follows an expression up through order-preserving wrappers
 (``list(...)``, comprehensions, ``filter``, ``x or y``) and through the local
 variable it is stored in, and decides whether its order can reach the program.
-Not an order use (RULES.md DET206): ``sorted``/``.sort()`` before any use that
+Not an order use (docs/contract.md DET206): ``sorted``/``.sort()`` before any use that
 takes the order; ``len``, ``in``, ``set(...)``, ``any``/``all``/``min``/``max``;
 a truth test (``if files:``, ``not files``); arguments of ``print``, logging
 and ``warnings.warn`` (a log line is not a result); a dict or set built from the

@@ -1,4 +1,4 @@
-"""Which functions an entry module's own entry code reaches (RULES.md scope policy).
+"""Which functions an entry module's own entry code reaches (docs/contract.md scope policy).
 
 Entry code is the module-level code (the ``__main__`` block included).  It
 reaches a function by calling it or by passing it on by name (``fire.Fire(main)``,

@@ -1,4 +1,4 @@
-"""``determinism-fix``: the codemod that fixes what the linter reports (RULES.md).
+"""``determinism-fix``: the codemod that fixes what the linter reports (docs/contract.md).
 
 ``edits`` is what rules attach to their reports (loads nothing); ``transform``
 applies them (libcst's codemod framework); ``block`` plans the module-level

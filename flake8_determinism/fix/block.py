@@ -2,7 +2,7 @@
 and a seeding helper the module already has (called, or completed).
 
 Where: after the docstring, ``__future__`` imports and the import block, before
-the first statement that does anything else (RULES.md).  What: exactly the
+the first statement that does anything else (docs/contract.md).  What: exactly the
 frameworks the module imports, each seeded once -- a line is left out when an
 earlier one already seeds that framework (``tf.keras.utils.set_random_seed``
 seeds ``random`` and NumPy too; the table is ``tables.seeding.SEEDERS``).
@@ -23,7 +23,7 @@ from ..tables.entry import is_declarative_call
 from . import edits, installed, placement
 
 DGL, MXNET = "dgl", "mxnet"
-# Framework -> what its lines seed, the lines; in the order the block lists them (RULES.md).
+# Framework -> what its lines seed, the lines; in the order the block lists them (docs/contract.md).
 FRAMEWORK_LINES = (
     (T.RANDOM, {T.RANDOM}, ("{random}.seed({SEED})",)),
     (T.NUMPY, {T.NUMPY}, ("{numpy}.random.seed({SEED})",)),
@@ -39,7 +39,7 @@ FRAMEWORK_LINES = (
     # MXNet's initializers and dropout draw from its own RNG (mxnet/random.py ``seed``).
     (MXNET, {MXNET}, ("{mxnet}.random.seed({SEED})",)),
 )
-# Helpers that seed several frameworks at once, tried first (RULES.md's framework-native fixes).
+# Helpers that seed several frameworks at once, tried first (docs/contract.md's framework-native fixes).
 NATIVE_HELPERS = (
     ("lightning", ("lightning.seed_everything", "lightning.pytorch.seed_everything"), "({SEED}, workers=True)"),
     ("pytorch_lightning", ("pytorch_lightning.seed_everything",), "({SEED}, workers=True)"),

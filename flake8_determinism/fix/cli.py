@@ -1,4 +1,4 @@
-"""``determinism-fix PATH...``: fix what flake8-determinism reports (RULES.md, "determinism-fix").
+"""``determinism-fix PATH...``: fix what flake8-determinism reports (docs/contract.md, "determinism-fix").
 
 Configuration comes from flake8's own machinery: ``parse_args`` reads
 ``setup.cfg``/``tox.ini``/``.flake8`` (``exclude``, ``extend-exclude``,
@@ -123,7 +123,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             config.codes_for(display, args.select, args.ignore), config.noqa_options(),
             sys.stdin.buffer.read() if path == "-" else None,
             counted=args.statistics or args.output_format != "default")
-        # In sorted path order, as flake8 reports (RULES.md): not the file system's directory order.
+        # In sorted path order, as flake8 reports (docs/contract.md): not the file system's directory order.
         for path, display in sorted(config.files(args.paths), key=lambda pair: pair[1])
     ]
     reports = _run(_linked_copies_skipped(jobs), args.jobs)

@@ -1,4 +1,4 @@
-"""Which options the installed frameworks accept (RULES.md: framework-native fixes "only with
+"""Which options the installed frameworks accept (docs/contract.md: framework-native fixes "only with
 options the installed version of that framework accepts").
 
 Read from the installed package's source with ``ast``, never imported: importing transformers

@@ -1,4 +1,4 @@
-"""The unsafe fix of a use before the run's seeding: move the seeding up (RULES.md: "a draw
+"""The unsafe fix of a use before the run's seeding: move the seeding up (docs/contract.md: "a draw
 before the existing seed gets no second seed").
 
 ``model = build(args.depth)`` followed by ``init_seeds(args.seed)`` in the same body: the

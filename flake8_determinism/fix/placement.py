@@ -1,4 +1,4 @@
-"""Where the seeding of a run goes, and with which seed (RULES.md: "Seeding, in the run, never
+"""Where the seeding of a run goes, and with which seed (docs/contract.md: "Seeding, in the run, never
 at import time").
 
 A module with a ``__main__`` block is seeded there -- or in the module's own function that

@@ -222,7 +222,7 @@ class GlobalDrawRule(Rule):
 
 def seeding_fix(ctx: FileContext) -> Optional[Fix]:
     """The canonical seeding block, in an entry module only: in a library module the seed is
-    the caller's job (RULES.md).  None in a module importing no framework the block can seed
+    the caller's job (docs/contract.md).  None in a module importing no framework the block can seed
     (an MXNet or JAX script).  A TensorFlow Estimator's ``RunConfig`` built here gets
     ``tf_random_seed=``: the Estimator builds its model in a graph of its own, which the
     default graph's seed never reaches."""

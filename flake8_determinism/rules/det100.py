@@ -50,7 +50,7 @@ class UnseededTrainingScript(Rule):
         (
             "A fresh process seeds torch's default CPU generator with a new value: two unseeded runs "
             "print different ``torch.initial_seed()`` and ``torch.rand(2)``.",
-            "observed on torch 2.13 (catalog §1.0)",
+            "observed on torch 2.13 (facts §1.0)",
         ),
         (
             "``torch.manual_seed()`` seeds the RNG of every device; set once at start-up (with the "
@@ -60,7 +60,7 @@ class UnseededTrainingScript(Rule):
         (
             "Building ``nn.Linear``, ``nn.Conv*``, ``nn.Embedding``, ``nn.LSTM`` ... draws the initial "
             "weights from torch's global RNG.",
-            "measured with torch.get_rng_state() on torch 2.13 (catalog §1.1(a))",
+            "measured with torch.get_rng_state() on torch 2.13 (facts §1.1(a))",
         ),
         (
             "Python's ``random`` seeds itself from the clock or the OS when not seeded.",

@@ -58,7 +58,7 @@ class UnseededPythonRandom(GlobalDrawRule):
         (
             "The ``random`` module's functions are bound methods of one hidden ``random.Random`` "
             "instance.",
-            "https://docs.python.org/3/library/random.html (catalog §3)",
+            "https://docs.python.org/3/library/random.html (facts §3)",
         ),
         (
             "Unseeded, that instance is seeded from the current time or the OS's randomness source.",

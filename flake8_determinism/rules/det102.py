@@ -51,7 +51,7 @@ class UnseededNumpyGlobal(GlobalDrawRule):
         (
             "``np.random.rand``, ``shuffle``, ``choice``, ... draw from a hidden global "
             "``RandomState`` that NumPy seeds from OS entropy at import: two runs differ.",
-            "numpy 2.4 numpy/random/__init__.py, observed (catalog §2)",
+            "numpy 2.4 numpy/random/__init__.py, observed (facts §2)",
         ),
         (
             "A ``RandomState`` created with ``seed=None`` reads ``/dev/urandom`` (or the clock).",

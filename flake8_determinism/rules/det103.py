@@ -103,7 +103,7 @@ class UnseededRngObject(Rule):
             "``RandomState(None)`` and bit generators such as ``PCG64(None)`` read ``/dev/urandom`` or "
             "the clock; ``SeedSequence()`` draws random entropy.",
             "https://numpy.org/doc/stable/reference/random/legacy.html#numpy.random.RandomState "
-            "(catalog §2)",
+            "(facts §2)",
         ),
         (
             "``random.Random()`` with no seed is seeded from the current time or the OS.",
@@ -123,7 +123,7 @@ class UnseededRngObject(Rule):
         (
             "A new ``torch.Generator()`` starts from the fixed seed 67280421310721, so it is not "
             "reported.",
-            "c10/core/GeneratorImpl.h in torch 2.13, observed (catalog §1.0)",
+            "c10/core/GeneratorImpl.h in torch 2.13, observed (facts §1.0)",
         ),
     )
     fix_description = (

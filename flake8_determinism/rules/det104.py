@@ -64,7 +64,7 @@ class UnseededTorchGlobal(GlobalDrawRule):
         (
             "A fresh process seeds torch's default CPU generator with a new value: two unseeded runs "
             "print different ``torch.rand(2)``.",
-            "observed on torch 2.13 (catalog §1.0)",
+            "observed on torch 2.13 (facts §1.0)",
         ),
         (
             "``torch.manual_seed()`` seeds the RNG of every device; set once at start-up, the same "
@@ -74,7 +74,7 @@ class UnseededTorchGlobal(GlobalDrawRule):
         (
             "Functions given ``generator=`` draw from that generator and leave the global one alone "
             "(except ``nn.init.sparse_``).",
-            "torch 2.13 torch/nn/init.py and _VariableFunctions.pyi (catalog §1.0, §1.1(a))",
+            "torch 2.13 torch/nn/init.py and _VariableFunctions.pyi (facts §1.0, §1.1(a))",
         ),
     )
 

@@ -79,7 +79,7 @@ class NonReproducibleSeed(Rule):
         (
             "``np.random.seed()`` with no seed reseeds from OS entropy (``seed=None``).",
             "https://numpy.org/doc/stable/reference/random/legacy.html#numpy.random.RandomState "
-            "(catalog §2)",
+            "(facts §2)",
         ),
         (
             "``hash()`` of ``str`` and ``bytes`` is salted with an unpredictable random value per "
@@ -89,7 +89,7 @@ class NonReproducibleSeed(Rule):
         (
             "mmengine ``set_random_seed(None)`` draws a random seed; detectron2 ``seed_all_rng(None)`` "
             "builds one from the pid, the clock and ``os.urandom``.",
-            "mmengine 0.10.7 mmengine/runner/utils.py; detectron2/utils/env.py (catalog §8)",
+            "mmengine 0.10.7 mmengine/runner/utils.py; detectron2/utils/env.py (facts §8)",
         ),
     )
     fix_description = (

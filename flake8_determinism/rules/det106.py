@@ -55,7 +55,7 @@ class UnseededTensorFlow(GlobalDrawRule):
         ),
         (
             "Keras 3's ``SeedGenerator(seed=None)`` takes its seed from Python's ``random``.",
-            "keras 3.15 keras/src/random/seed_generator.py (catalog §4)",
+            "keras 3.15 keras/src/random/seed_generator.py (facts §4)",
         ),
         (
             "An Estimator trains in a new graph seeded with its ``RunConfig(tf_random_seed=...)``; "

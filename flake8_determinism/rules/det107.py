@@ -54,7 +54,7 @@ class UnseededMindSpore(GlobalDrawRule):
             "Legacy random ops with neither a global nor an op seed let the kernel choose a random "
             "seed; ``mindspore.mint`` random functions use a second generator, seeded by "
             "``mindspore.manual_seed``.",
-            "mindspore 2.10 mindspore/common/seed.py, common/generator.py (catalog §6)",
+            "mindspore 2.10 mindspore/common/seed.py, common/generator.py (facts §6)",
         ),
     )
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 class SklearnWithoutRandomState(Rule):
     """DET108: a randomized scikit-learn estimator, splitter or function without ``random_state``.
 
-    What it does: reports the callables of catalog §7 called without
+    What it does: reports the callables of facts §7 called without
     ``random_state`` (or with ``None``) where it matters -- e.g.
     ``train_test_split`` (shuffles by default), ``KFold(shuffle=True)``,
     ``ShuffleSplit``, forests, ``KMeans``, ``MLP*``; conditional ones only when
@@ -55,7 +55,7 @@ class SklearnWithoutRandomState(Rule):
         (
             "Which estimators, splitters and functions use ``random_state``, and under which "
             "conditions.",
-            "scikit-learn 1.9.1 docstrings (catalog §7)",
+            "scikit-learn 1.9.1 docstrings (facts §7)",
         ),
     )
     fix_description = (

@@ -224,7 +224,7 @@ _WHAT = "default the seed option to --seed's value instead of None"
 
 
 def _default_fix(call, keyword: str, position: Optional[int]) -> edits.Fix:
-    """Unsafe (RULES.md): a run without the option is then seeded, which changes what it does."""
+    """Unsafe (docs/contract.md): a run without the option is then seeded, which changes what it does."""
     return edits.set_argument(call, keyword, position, _SEED_VALUE, _WHAT, safe=False)
 
 

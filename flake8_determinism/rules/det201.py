@@ -62,7 +62,7 @@ class DataLoaderWorkersWithoutInitFn(Rule):
             "In torch 2.13 a worker reseeds ``random``, torch and NumPy's global RNG; RNG objects the "
             "dataset holds (``default_rng``, ``RandomState``, ``random.Random``, ``torch.Generator``) "
             "are copied unchanged into every worker, which then draw the same values.",
-            "torch/utils/data/_utils/worker.py in torch 2.13, observed (catalog §1.1(e))",
+            "torch/utils/data/_utils/worker.py in torch 2.13, observed (facts §1.1(e))",
         ),
         (
             "PyTorch's recipe: a ``worker_init_fn`` that reseeds from ``torch.initial_seed()``.",

@@ -73,7 +73,7 @@ class DataLoaderWithoutGenerator(Rule):
         (
             "``RandomSampler`` without a generator draws its seed from the global torch RNG at every "
             "``__iter__``, i.e. every epoch.",
-            "torch/utils/data/sampler.py in torch 2.13 (catalog §1.1(e))",
+            "torch/utils/data/sampler.py in torch 2.13 (facts §1.1(e))",
         ),
         (
             "PyTorch's recipe: ``DataLoader(..., generator=g)`` with ``g = torch.Generator(); "

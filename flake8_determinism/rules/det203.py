@@ -62,14 +62,14 @@ class UnseededShuffle(Rule):
         (
             "MindSpore mappable datasets (``ImageFolderDataset``, ``Cifar10Dataset``, ...) shuffle by "
             "default; ``mindspore.dataset.config.set_seed`` seeds the pipeline.",
-            "mindspore 2.10 mindspore/dataset/engine/datasets.py, dataset/core/config.py (catalog §6)",
+            "mindspore 2.10 mindspore/dataset/engine/datasets.py, dataset/core/config.py (facts §6)",
         ),
         (
             "Hugging Face ``Dataset.shuffle()`` and ``Dataset.train_test_split()`` (with its default "
             "``shuffle=True``) without ``seed``/``generator`` take their seed from NumPy's global RNG "
             "(``np.random.get_state()``) and advance it.",
             "huggingface/datasets src/datasets/arrow_dataset.py (5.0.2.dev0), Dataset.shuffle and "
-            "Dataset.train_test_split (catalog §8)",
+            "Dataset.train_test_split (facts §8)",
         ),
     )
     fix_description = "Pass ``seed=`` yourself, or seed the framework at start-up."

@@ -45,7 +45,7 @@ class DatasetHeldRng(Rule):
         (
             "RNG objects a dataset holds are copied into every DataLoader worker unchanged: workers 0 "
             "and 1 drew the same values.",
-            "observed on torch 2.13 (catalog §1.1(e))",
+            "observed on torch 2.13 (facts §1.1(e))",
         ),
         (
             "Seeds of libraries other than torch may be duplicated when workers start, so every worker "

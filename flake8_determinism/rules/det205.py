@@ -47,7 +47,7 @@ class SamplerWithoutGenerator(Rule):
         (
             "``RandomSampler``, ``SubsetRandomSampler`` and ``WeightedRandomSampler`` without a "
             "generator draw from the global torch RNG.",
-            "torch/utils/data/sampler.py in torch 2.13 (catalog §1.1(e))",
+            "torch/utils/data/sampler.py in torch 2.13 (facts §1.1(e))",
         ),
     )
     fix_description = (

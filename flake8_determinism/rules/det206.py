@@ -59,7 +59,7 @@ class UnsortedListing(Rule):
         ),
         (
             "``Path.iterdir``: the children are yielded in arbitrary order.",
-            "https://docs.python.org/3/library/pathlib.html#pathlib.Path.iterdir (catalog §10)",
+            "https://docs.python.org/3/library/pathlib.html#pathlib.Path.iterdir (facts §10)",
         ),
     )
     fix_description = (

@@ -105,7 +105,7 @@ class OrderFromSet(Rule):
             "``list({'cat', 'dog', 'bird', 'fish'})`` came out in three different orders for "
             "``PYTHONHASHSEED=1, 2, 3``; small ints hash to themselves, so their sets iterate in a "
             "stable order.",
-            "observed (catalog §3)",
+            "observed (facts §3)",
         ),
     )
     fix_description = (

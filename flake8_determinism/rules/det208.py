@@ -43,7 +43,7 @@ class HashSeedSetInProcess(Rule):
         (
             "Setting ``os.environ['PYTHONHASHSEED']`` inside a running script does not change its "
             "hashes; only child processes started afterwards see it.",
-            "observed (catalog §3)",
+            "observed (facts §3)",
         ),
     )
     fix_description = "The variable has to be set before Python starts, where you launch the job."

@@ -85,7 +85,7 @@ class CudnnBenchmark(Rule):
         (
             "Lightning ``Trainer(benchmark=True)`` and mmengine ``env_cfg=dict(cudnn_benchmark=True)`` "
             "set ``cudnn.benchmark = True``.",
-            "lightning 2.6.6 accelerator_connector.py; mmengine 0.10.7 runner.py (catalog §8)",
+            "lightning 2.6.6 accelerator_connector.py; mmengine 0.10.7 runner.py (facts §8)",
         ),
     )
     fix_description = (

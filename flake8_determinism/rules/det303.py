@@ -33,7 +33,7 @@ class DeterministicAlgorithmsOff(Rule):
 
     What it does: reports ``torch.use_deterministic_algorithms(False)`` (not when it restores a
     state saved or set just before: ``finally:``, ``__exit__``, ``if not was_enabled:``, after
-    ``(True)`` in the same body), and a torch training entry module (RULES.md) that turns on no
+    ``(True)`` in the same body), and a torch training entry module (docs/contract.md) that turns on no
     deterministic mode: no ``use_deterministic_algorithms(True, ...)``, no ``cudnn.deterministic =
     True``, and no helper that does (``transformers.enable_full_determinism``,
     ``TrainingArguments(full_determinism=True)``, Lightning ``Trainer(deterministic=True)``,
@@ -164,7 +164,7 @@ def _turn_on(ctx: FileContext, site: CallSite, mode) -> edits.Fix:
     return edits.combine("pass True", fixes)
 
 
-# The framework's own switch, set on every call that builds its trainer (RULES.md's
+# The framework's own switch, set on every call that builds its trainer (docs/contract.md's
 # framework-native fixes): (is this the call, keyword, value).
 _NATIVE_SWITCHES = (
     (lambda name: name == "accelerate.utils.set_seed", "deterministic", "True"),
@@ -260,7 +260,7 @@ def _reads_saved_state(ctx: FileContext, test, site: CallSite) -> bool:
 
 
 def _framework_switch(ctx: FileContext) -> str:
-    """The deterministic switch of the framework the script trains with (RULES.md DET303)."""
+    """The deterministic switch of the framework the script trains with (docs/contract.md DET303)."""
     for prefix, switch in FRAMEWORK_SWITCHES:
         if any(name.startswith(prefix) for name in ctx.calls_by_name):
             return switch

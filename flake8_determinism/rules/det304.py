@@ -32,7 +32,7 @@ def _table(version: Tuple[int, int]):
 
 
 class NondeterministicCudaOp(Rule):
-    """DET304: an op without a deterministic CUDA kernel (catalog §1.1(c), by target torch version).
+    """DET304: an op without a deterministic CUDA kernel (facts §1.1(c), by target torch version).
 
     What it does: by default, reports an op of ``use_deterministic_algorithms``'s
     "throws RuntimeError" list in a module that turns deterministic algorithms on
@@ -47,9 +47,9 @@ class NondeterministicCudaOp(Rule):
     never visible (``NLLLoss``: spatial targets), and MindSpore's Ascend ops
     (BatchNorm, Conv2d/3d, ReduceSum, AllReduce, ...) unless
     ``mindspore.set_deterministic(True)``/``set_context(deterministic="ON")``.
-    The list follows ``--determinism-torch-version`` (before 2.9 ``MaxPool3d``
-    and ``kthvalue`` are in the throwing list; before 2.14 ``cumsum`` is, and
-    ``nn.Embedding`` is in neither).
+    The list follows ``--determinism-torch-version`` (``kthvalue`` is in the
+    throwing list up to 2.9 and ``MaxPool3d`` up to 2.12; before 2.14 ``cumsum``
+    is, and ``nn.Embedding`` is in neither).
 
     Why it matters: these kernels add floats with atomics in whatever order the
     GPU schedules them, so results differ in the last bits every run; once
@@ -81,11 +81,11 @@ class NondeterministicCudaOp(Rule):
         ),
         (
             "torch's two lists (ops made deterministic, ops that throw), and how they changed between "
-            "versions (before 2.9 ``MaxPool3d`` and ``kthvalue`` also throw; before 2.14 ``cumsum`` "
+            "versions (``kthvalue`` also throws up to 2.9 and ``MaxPool3d`` up to 2.12; before 2.14 ``cumsum`` "
             "throws and ``nn.Embedding`` is on neither list).",
             "torch 2.14.0 and 2.13.0 wheels' torch/__init__.py use_deterministic_algorithms docstring; "
             "their libtorch_cuda.so/libtorch_cpu.so alertNotDeterministic call sites (same in both); "
-            "older copies (catalog §1.1(c))",
+            "older copies (facts §1.1(c))",
         ),
     )
     fix_description = (

@@ -56,7 +56,7 @@ class CublasWorkspaceNotSet(Rule):
             "The check was removed on main in October 2025 (after the 2.9 branch cut); torch 2.13 and "
             "2.14 no longer have it (their libtorch_cpu.so lacks the CUBLAS_WORKSPACE_CONFIG string "
             "2.9's has).",
-            "https://github.com/pytorch/pytorch/pull/161749 (catalog §1.1(d))",
+            "https://github.com/pytorch/pytorch/pull/161749 (facts §1.1(d))",
         ),
     )
     fix_description = (

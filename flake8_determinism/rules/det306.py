@@ -54,8 +54,7 @@ class TensorFlowOpDeterminismOff(Rule):
         (
             "Ops known to be nondeterministic on GPU: softmax cross-entropy, ``tf.gather`` and "
             "segment-sum gradients, ``tf.image.resize`` gradient, ...",
-            "https://github.com/tensorflow/community/blob/master/rfcs/20210119-determinism.md (catalog "
-            "§4)",
+            "https://github.com/tensorflow/community/blob/master/rfcs/20210119-determinism.md (facts §4)",
         ),
     )
     fix_description = (

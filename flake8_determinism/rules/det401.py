@@ -43,12 +43,12 @@ class UnseededDropout(StochasticOpRule):
         ),
         (
             "torch dropout draws from the global RNG in training mode; ``model.eval()`` stops it.",
-            "observed on torch 2.13 (catalog §1.1(a))",
+            "observed on torch 2.13 (facts §1.1(a))",
         ),
         (
             "Keras layers without ``seed=`` take their seed from Python's ``random``; MindSpore "
             "``nn.Dropout`` follows ``mindspore.set_seed``.",
-            "keras 3.15 seed_generator.py; mindspore 2.10 nn/layer/basic.py (catalog §4, §6)",
+            "keras 3.15 seed_generator.py; mindspore 2.10 nn/layer/basic.py (facts §4, §6)",
         ),
     )
     fixed = "import torch.nn as nn\n\nlayer = nn.Dropout(0.0)  # no dropout while checking that runs agree\n"

@@ -43,7 +43,7 @@ class UnseededRandomTransform(StochasticOpRule):
         ),
         (
             "In torchvision 0.29 v1 ``RandomOrder``/``RandomChoice`` use Python's ``random`` instead.",
-            "torchvision/transforms/transforms.py (catalog §9)",
+            "torchvision/transforms/transforms.py (facts §9)",
         ),
         (
             "``tf.image.random_*`` follow TensorFlow's global and op seeds.",

@@ -1,6 +1,6 @@
 """What DET100-DET107 share: the run of an entry module and one report per cause.
 
-A run is what executes when someone starts the entry module (RULES.md "The project and its
+A run is what executes when someone starts the entry module (docs/contract.md "The project and its
 runs"): its module-level code and ``__main__`` block, the functions they reach in this module
 (``ModuleFacts.in_entry_code``), and what its calls into project modules do
 (``analysis/project``).  ``Run`` lists every use the run makes of each global RNG -- a draw,

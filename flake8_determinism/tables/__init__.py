@@ -2,5 +2,5 @@
 
 These modules hold data only; the logic that matches them lives in
 ``flake8_determinism.analysis`` and ``flake8_determinism.rules``.  Facts come from
-``shared/reference/nondeterminism-catalog.md`` (section numbers are cited inline).
+``docs/facts.md``, with its sources (its section numbers are cited inline: "facts §2").
 """

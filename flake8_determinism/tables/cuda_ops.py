@@ -66,7 +66,7 @@ def _t(*names):
     return tuple("torch." + n for n in names) + tuple("torch.Tensor." + n for n in names)
 
 
-# torch 2.14's lists (catalog §1.1(c), docstring of torch.use_deterministic_algorithms in
+# torch 2.14's lists (facts §1.1(c), docstring of torch.use_deterministic_algorithms in
 # torch/__init__.py of the torch-2.14.0 wheel, compared with 2.13.0's).  2.13 -> 2.14: cumsum
 # moved from the throwing list to the made-deterministic one, and nn.Embedding was added to
 # the made-deterministic one; nothing else changed.  The alertNotDeterministic call sites of

@@ -15,7 +15,7 @@ NUM_WORKERS = ("num_workers", 5)
 WORKER_INIT_FN = ("worker_init_fn", 10)
 GENERATOR = ("generator", 12)
 
-# Lightning's seed_everything(seed, workers=True) injects a worker_init_fn (catalog §8).
+# Lightning's seed_everything(seed, workers=True) injects a worker_init_fn (facts §8).
 SEEDS_WORKERS = {"lightning.seed_everything": ("workers", 1)}
 
 # Samplers and splits drawing from the global torch RNG unless given a generator:
@@ -38,7 +38,7 @@ DATASET_DRAW_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__"})
 # Datasets that wrap another one (name -> where the inner dataset is passed).
 DATASET_WRAPPERS = {"torch.utils.data.random_split": ("dataset", 0), "torch.utils.data.Subset": ("dataset", 0)}
 # Libraries whose RNG a DataLoader worker copies unchanged (albumentations 2.x: one
-# RNG per Compose, catalog §9; imgaug's own global RNG; CuPy's).
+# RNG per Compose, facts §9; imgaug's own global RNG; CuPy's).
 OTHER_RNG_ROOTS = frozenset({"albumentations", "imgaug", "cupy"})
 # A dataset calling something named like this (``self.transform(img)``) may draw.
 TRANSFORM_WORDS = ("transform", "aug")
@@ -64,7 +64,7 @@ COMPOSING_TRANSFORMS = frozenset({"Compose"})
 # torch >= 1.9 reseeds NumPy's global RNG in every worker (PRs #56488/#56797).
 TORCH_RESEEDS_NUMPY_IN_WORKERS = (1, 9)
 
-# Directory listings in arbitrary order (catalog §10).
+# Directory listings in arbitrary order (facts §10).
 LISTINGS = frozenset({"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob",
                       "tensorflow.io.gfile.glob", "tensorflow.io.gfile.listdir"})
 PATH_LISTING_METHODS = frozenset({"glob", "rglob", "iterdir"})

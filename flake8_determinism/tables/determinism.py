@@ -121,7 +121,7 @@ CUBLAS_VARIABLE = "CUBLAS_WORKSPACE_CONFIG"
 CUBLAS_VALUES = frozenset({":4096:8", ":16:8"})
 TF_DETERMINISM_VARIABLES = frozenset({"TF_DETERMINISTIC_OPS", "TF_CUDNN_DETERMINISTIC"})
 TF_DETERMINISM_OFF = frozenset({"", "0", "false", "False"})
-# torch releases from this one on no longer need CUBLAS_WORKSPACE_CONFIG (catalog §1.1(d):
+# torch releases from this one on no longer need CUBLAS_WORKSPACE_CONFIG (facts §1.1(d):
 # the check was removed by PR #161749, first released in 2.10 [U]).
 CUBLAS_CHECK_REMOVED = (2, 10)
 

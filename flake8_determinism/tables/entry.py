@@ -1,4 +1,4 @@
-"""What makes a module an entry module (RULES.md "Entry module"), and a test module.
+"""What makes a module an entry module (docs/contract.md "Entry module"), and a test module.
 
 A module-level call statement means the module runs something when executed,
 like a script -- except calls that only configure or build tables, which
@@ -7,7 +7,7 @@ library modules make at import time too.
 
 import re
 
-# Module-level calls that only configure (RULES.md "Configuration is not work").
+# Module-level calls that only configure (docs/contract.md "Configuration is not work").
 DECLARATIVE_PREFIXES = ("warnings.", "logging.", "sys.path.", "__all__.", "os.environ.", "importlib.")
 # ``warn_missing_pkg("torchvision")`` in an optional import's ``else:``: a warning, not work.
 DECLARATIVE_WORDS = ("register", "add_docstr", "setattr", "filterwarnings", "simplefilter", "warn",
@@ -38,7 +38,7 @@ def is_declarative_call(dotted_callee: str, method: str) -> bool:
     receiver = dotted_callee.split(".", 1)[0].lower() if method else ""
     return receiver.endswith(LOGGER_NAMES)
 
-# Test modules (RULES.md "Test modules"): draw random inputs on purpose.  In
+# Test modules (docs/contract.md "Test modules"): draw random inputs on purpose.  In
 # default mode only these codes are reported in them.
 TEST_MODULE_CODES = frozenset({"DET105"})
 # ``testing`` too: test-support packages (``torch/testing/_internal``, ``numpy/testing``) build

@@ -1,7 +1,7 @@
 """Calls that draw from a framework's global (hidden) RNG.  Catalog §1.1(a), §2, §3, §4, §6."""
 
 # Python's ``random`` module-level functions: bound methods of the hidden
-# ``random._inst`` (catalog §3).
+# ``random._inst`` (facts §3).
 PYTHON_RANDOM = frozenset(
     "random." + n
     for n in (
@@ -11,7 +11,7 @@ PYTHON_RANDOM = frozenset(
     ).split()
 )
 
-# NumPy's 47 legacy global-state functions (catalog §2).
+# NumPy's 47 legacy global-state functions (facts §2).
 NUMPY_LEGACY = frozenset(
     "numpy.random." + n
     for n in (
@@ -26,7 +26,7 @@ NUMPY_LEGACY = frozenset(
 )
 
 # torch functions drawing from the global generator unless ``generator=`` is
-# passed (catalog §1.1(a)); nn.init's random initializers included.
+# passed (facts §1.1(a)); nn.init's random initializers included.
 TORCH_GLOBAL = frozenset(
     [
         "torch." + n
@@ -45,7 +45,7 @@ TORCH_GLOBAL = frozenset(
     ]
 )
 
-# ``nn.init.sparse_`` calls ``torch.randperm`` without the generator (catalog §1.1(a)).
+# ``nn.init.sparse_`` calls ``torch.randperm`` without the generator (facts §1.1(a)).
 TORCH_IGNORES_GENERATOR = frozenset({"torch.nn.init.sparse_", "torch.nn.init.sparse"})
 
 # Tensor methods drawing from the global generator; matched by method name in
@@ -94,7 +94,7 @@ for _name in (
     TF_DRAWS["keras.initializers." + _name] = None
 
 # MindSpore random ops: legacy ops seeded by ``mindspore.set_seed`` and the
-# ``mint`` ops on the Generator system (catalog §6).  name -> seed position.
+# ``mint`` ops on the Generator system (facts §6).  name -> seed position.
 MINDSPORE_DRAWS = {
     "mindspore.ops." + n: None
     for n in (

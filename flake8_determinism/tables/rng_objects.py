@@ -2,7 +2,7 @@
 
 name -> (seed keyword, seed position); the object is unseeded when that argument
 is missing or the literal ``None``.  ``torch.Generator()`` is absent on purpose:
-it starts from a fixed default seed (catalog §1.0).
+it starts from a fixed default seed (facts §1.0).
 """
 
 UNSEEDED_CONSTRUCTORS = {

@@ -9,7 +9,7 @@ from .stochastic import KERAS, KERAS_SEEDED_BY
 
 # MindSpore's weight initializers take their seed from ``np.random.randint`` unless
 # ``mindspore.set_seed`` set the initializer seed: reproducible when either is seeded
-# (catalog §6, common/initializer.py:99-119).
+# (facts §6, common/initializer.py:99-119).
 MS_INIT = "mindspore.init"
 # Uses seeded by any one of several global RNGs.
 SEEDED_BY = {KERAS: KERAS_SEEDED_BY, MS_INIT: (MS, NUMPY)}
@@ -18,7 +18,7 @@ INITIALIZES = "initializes weights"  # what a weight-initializing use does, in m
 INIT_PREFIX = "torch.nn.init."  # its functions draw a layer's initial weights
 
 # Layers whose constructor draws the initial weights from the framework's global RNG
-# (torch: measured with ``torch.get_rng_state()`` before and after construction, catalog
+# (torch: measured with ``torch.get_rng_state()`` before and after construction, facts
 # §1.1(a); ``nn.Lazy*`` draw at their first forward instead, which the run reaches too).
 _TORCH_LAYERS = (
     "Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d "
@@ -27,7 +27,7 @@ _TORCH_LAYERS = (
     "TransformerEncoderLayer TransformerDecoderLayer Transformer AdaptiveLogSoftmaxWithLoss"
 )
 # Keras layers with a random default kernel initializer (``glorot_uniform``, ``seed=None``):
-# drawn from the seed generator Keras seeds from ``random``/TF (catalog §4).
+# drawn from the seed generator Keras seeds from ``random``/TF (facts §4).
 _KERAS_LAYERS = (
     "Dense EinsumDense Conv1D Conv2D Conv3D Conv1DTranspose Conv2DTranspose Conv3DTranspose "
     "DepthwiseConv1D DepthwiseConv2D SeparableConv1D SeparableConv2D Embedding SimpleRNN LSTM GRU "
@@ -55,7 +55,7 @@ PRETRAINED_KEYWORDS = frozenset({"weights", "pretrained"})
 
 # Library functions that draw from a global RNG themselves: name -> (framework, what it does).
 LIBRARY_DRAWS = {
-    # torch_geometric.utils.negative_sampling samples with ``random.sample`` (catalog App. B,
+    # torch_geometric.utils.negative_sampling samples with ``random.sample`` (read in
     # torch_geometric/utils/_negative_sampling.py).
     "torch_geometric.utils.negative_sampling": (RANDOM, "samples negatives"),
     "torch_geometric.utils.batched_negative_sampling": (RANDOM, "samples negatives"),

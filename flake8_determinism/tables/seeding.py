@@ -102,12 +102,12 @@ CONFIG_FILE_SEEDERS = {
 CONFIG_FILES_READ = 64  # at most this many files are read per entry script
 
 # Methods that seed whatever object they are called on: Lightning Fabric's
-# ``fabric.seed_everything(...)`` (catalog §8) seeds like the function.
+# ``fabric.seed_everything(...)`` (facts §8) seeds like the function.
 SEEDING_METHODS = {"seed_everything": _PY_NP_TORCH}
 
 # Hugging Face ``Trainer`` (and trl's trainers, its subclasses) seed random, NumPy
 # and torch when built: ``set_seed(args.seed)`` (or ``enable_full_determinism``),
-# ``TrainingArguments.seed`` defaulting to 42 (catalog §8).  Anything built before
+# ``TrainingArguments.seed`` defaulting to 42 (facts §8).  Anything built before
 # the Trainer (the model, its new head, a PEFT adapter) is initialised unseeded.
 # sentence-transformers' SentenceTransformerTrainer (and CrossEncoderTrainer, SparseEncoderTrainer)
 # subclass it (sentence_transformers/trainer.py).
@@ -219,7 +219,7 @@ NOT_SEEDING_NAMES = frozenset(
 # (a generator), not a framework's global RNG.
 OBJECT_SEED_METHODS = frozenset({"manual_seed", "seed"})
 
-# Sources whose value differs run to run (catalog §10): a seed built from them is DET105.
+# Sources whose value differs run to run (facts §10): a seed built from them is DET105.
 ENTROPY_PREFIXES = ("time.", "secrets.", "uuid.")
 ENTROPY_CALLS = frozenset(
     {

@@ -1,5 +1,5 @@
 """``determinism-verify -- COMMAND ...``: run a training command twice and show whether,
-and where, the runs diverge (RULES.md, "determinism-verify").
+and where, the runs diverge (docs/contract.md, "determinism-verify").
 
 - ``runner``: one run of the command as a subprocess (timeout, progress, logs);
 - ``metrics``: the metric values a run printed, one per matching line (a *step*);

@@ -2,7 +2,7 @@
 
 Exit status: 0 when the runs are reproducible, 1 when they diverge, 2 on a usage error,
 a command that cannot start, fails or times out, or a metric that matches nothing
-(RULES.md, "determinism-verify"); 130 when interrupted.
+(docs/contract.md, "determinism-verify"); 130 when interrupted.
 """
 
 import argparse
