@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the slow tier (runs the speed benchmark)
+
 NUMBER = r"([0-9][0-9,]*(?:\.[0-9]+)?)"
 
 

@@ -87,6 +87,7 @@ def _importable_modules(root: Path):
 
 
 @pytest.mark.torch
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_importing_a_fixed_module_leaves_the_importers_streams_alone(name, tmp_path):
     """Seed, import, draw: the same numbers with the fixed module as with the original (and,

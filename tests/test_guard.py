@@ -39,6 +39,7 @@ def ordinary():
     return best_of_two(shapes.plugin_seconds, source), best_of_two(shapes.codemod_seconds, source)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(shapes.SHAPES))
 def test_every_shape_keeps_the_time_bound(name, ordinary):
     source = shapes.HEAD + shapes.SHAPES[name]()
@@ -142,6 +143,7 @@ MEMORY_PROBE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads /proc (Linux)")
 @pytest.mark.parametrize("name", ["ordinary", "dict of 50,000 lines", "list of 100,000 numbers on one line",
                                   "1,000 lines of 40 nested calls"])

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the slow tier (the real pre-commit builds hook environments with pip)
+
 ROOT = Path(__file__).resolve().parents[1]
 PRE_COMMIT = shutil.which("pre-commit", path=sysconfig.get_path("scripts"))
 

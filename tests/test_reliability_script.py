@@ -17,6 +17,8 @@ from flake8_determinism.fix import cli, transform
 from flake8_determinism.plugin import DeterminismChecker
 from flake8_determinism.settings import Settings
 
+pytestmark = pytest.mark.slow  # the slow tier (corpus-style runs of the reliability script)
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "reliability.py"
 EVERY = 10  # of torch 2.13's 2,285 files: 229; both modes 54-63 s with -j 2 on the 2-core machine

@@ -17,7 +17,7 @@ import pytest
 from flake8_determinism.verify import locate
 from run_support import fresh_environment
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.slow]
 
 SCRIPTS = Path(__file__).parent / "locate_scripts"
 TIMEOUT = 300

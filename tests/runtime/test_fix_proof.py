@@ -32,6 +32,8 @@ import pytest
 
 from run_support import fresh_environment
 
+pytestmark = pytest.mark.slow  # the slow tier (real interpreters run flagged and fixed programs)
+
 FIXPROOF = Path(__file__).parent / "fixproof"
 
 # The codes determinism-fix is documented to fix (shared/RULES.md, "determinism-fix").

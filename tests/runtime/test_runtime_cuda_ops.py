@@ -19,6 +19,8 @@ from flake8_determinism.checker import check_source
 from flake8_determinism.settings import Settings
 from flake8_determinism.tables import cuda_ops
 
+pytestmark = pytest.mark.slow  # the slow tier (real interpreters run flagged and fixed programs)
+
 PRELUDE = (
     "import torch\n"
     "import torch.nn.functional as F\n"

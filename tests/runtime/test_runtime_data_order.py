@@ -32,6 +32,8 @@ import pytest
 
 from flake8_determinism.checker import check_source
 
+pytestmark = pytest.mark.slow  # the slow tier (real interpreters run flagged and fixed programs)
+
 # --------------------------------------------------------------------------
 # Snippets: the exact text that is both linted and run.
 # --------------------------------------------------------------------------

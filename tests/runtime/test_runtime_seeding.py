@@ -17,6 +17,8 @@ import pytest
 
 from flake8_determinism.checker import check_source
 
+pytestmark = pytest.mark.slow  # the slow tier (real interpreters run flagged and fixed programs)
+
 
 def lint_codes(src: str) -> List[str]:
     """The codes the checker reports for ``src``."""
