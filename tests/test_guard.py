@@ -64,6 +64,7 @@ def test_pathological_shapes_are_skipped(name):
         fix_source(source, Settings(), filename="train.py")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [
     "and-chain of 1,500 terms", "99 nested blocks", "3,000 implicitly joined strings",
     "dict of 50,000 lines", "50,000 lines of functions",

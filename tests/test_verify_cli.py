@@ -66,6 +66,7 @@ def test_unseeded_script_diverges_and_its_fixed_copy_reproduces(tmp_path):
 
 
 @pytest.mark.torch
+@pytest.mark.slow  # two real training runs, twice
 def test_bundled_example_diverges_and_its_fixed_copy_reproduces(tmp_path):
     """The README's run: the unseeded NumPy/torch example, then the same after determinism-fix."""
     data = tmp_path / "data"
