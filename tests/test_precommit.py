@@ -9,7 +9,6 @@ commit. One PRE_COMMIT_HOME for the session: the environment is built once.
 
 import json
 import os
-import sys
 import re
 import shutil
 import subprocess

@@ -94,9 +94,9 @@ class ParallelPipelineOrder(Rule):
         for flag_name in D.TF_OPTIONS_FLAGS:
             for assignment, how in flag_assignments(ctx, flag_name, False, defaults=True):
                 attribute = flag_name.rsplit(".", 1)[-1]
-                message = ("tf.data.Options().%s = %s%s: tf.data may then produce elements out of order, %s"
-                           " — set it to True" % (attribute, ctx.module.code_for_node(assignment.value),
-                                                 " (%s)" % how if how else "", _ORDER))
+                value = ctx.module.code_for_node(assignment.value) + (" (%s)" % how if how else "")
+                message = ("tf.data.Options().%s = %s: tf.data may then produce elements out of order, %s"
+                           " — set it to True" % (attribute, value, _ORDER))
                 fix = None if how else edits.replace(assignment.value, "True", "set it to True")
                 yield Report(assignment.target, message, fix=fix)
         if "mindspore" in ctx.index.imported_roots:
@@ -219,8 +219,9 @@ def _random_operations(ctx: FileContext, operations, site: CallSite, depth: int 
                 for name in _random_operations(ctx, element.value, site, depth + 1)]
     if isinstance(operations, cst.Call):
         name = ctx.resolve(operations.func, site) or ""
-        last = name.rsplit(".", 1)[-1] or (operations.func.attr.value if isinstance(operations.func, cst.Attribute)
-                                            else getattr(operations.func, "value", ""))
+        func = operations.func
+        last = name.rsplit(".", 1)[-1] or (func.attr.value if isinstance(func, cst.Attribute)
+                                           else getattr(func, "value", ""))
         if _is_random_operation(name, last):
             return [last]
         return [found for arg in operations.args for found in _random_operations(ctx, arg.value, site, depth + 1)]

@@ -367,7 +367,7 @@ _LATE = 1 << 40  # reached, but not through a call we can place (a CLI library c
 def _first_reached(ctx: FileContext) -> Dict[int, int]:
     """id(function node) -> the order of the first module-level statement that calls it,
     directly or through functions and classes of this module: the run's order, roughly."""
-    facts, index = ctx.facts, ctx.index
+    index = ctx.index
     by_body: Dict[Optional[int], List[CallSite]] = {}
     for site in index.calls:
         by_body.setdefault(id(site.fn.node) if site.fn is not None else None, []).append(site)
