@@ -7,13 +7,14 @@ from ..fix import edits
 from ..tables import data_order as D
 from ..tables.seeding import MS_DATASET
 from .base import Report, Rule
-from .cudnn import _parameter_default, default_of, flag_assignments
+from .cudnn import _parameter_default, default_of
 from .dataloader import dataloaders, effective_call, flag, uses_workers
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
 
+_OPTION_ATTRIBUTES = frozenset(name.rsplit(".", 1)[-1] for name in D.TF_OPTIONS_FLAGS)
 _ORDER = "so the order of the data changes from run to run with thread and process timing, whatever the seed"
 
 
@@ -28,7 +29,8 @@ class ParallelPipelineOrder(Rule):
     (``RandomCrop``, ``RandAugment``, ...) and ``num_parallel_workers > 1`` or
     ``python_multiprocessing=True``, and any MindSpore dataset or operation with
     ``num_parallel_workers > 1`` in code a run that seeds MindSpore executes. The value may be
-    a literal, a constant above the call, a parameter or option default, or come from a
+    a literal, a constant above the call, a parameter or option default, a switch that is off
+    exactly when the run trains (``not self._is_training``, google/automl's bug), or come from a
     ``**kwargs`` dict built beside the call.
     Strict mode: every MindSpore ``num_parallel_workers > 1``.
 
@@ -89,33 +91,46 @@ class ParallelPipelineOrder(Rule):
     scope_note = "Strict mode also reports every MindSpore ``num_parallel_workers > 1``."
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
+        from .._lazy import cst
+
         yield from _out_of_order_loaders(ctx)
         yield from _tf_transformations(ctx)
-        for flag_name in D.TF_OPTIONS_FLAGS:
-            for assignment, how in flag_assignments(ctx, flag_name, False, defaults=True):
-                attribute = flag_name.rsplit(".", 1)[-1]
-                value = ctx.module.code_for_node(assignment.value) + (" (%s)" % how if how else "")
-                message = ("tf.data.Options().%s = %s: tf.data may then produce elements out of order, %s"
-                           " — set it to True" % (attribute, value, _ORDER))
-                fix = None if how else edits.replace(assignment.value, "True", "set it to True")
-                yield Report(assignment.target, message, fix=fix)
+        for assignment in ctx.index.assignments:
+            target = assignment.target
+            if not (isinstance(target, cst.Attribute) and assignment.value is not None
+                    and target.attr.value in _OPTION_ATTRIBUTES):
+                continue
+            how = _false_value(ctx, assignment.value, assignment.scope, assignment.order)
+            if how is None or ctx.resolver.resolve(target, assignment.scope, assignment.order) \
+                    not in D.TF_OPTIONS_FLAGS:
+                continue
+            value = ctx.module.code_for_node(assignment.value) + (" (%s)" % how if how else "")
+            message = ("tf.data.Options().%s = %s: tf.data may then produce elements out of order, %s"
+                       " — set it to True" % (target.attr.value, value, _ORDER))
+            fix = None if how else edits.replace(assignment.value, "True", "set it to True")
+            yield Report(target, message, fix=fix)
         if "mindspore" in ctx.index.imported_roots:
             yield from _mindspore_pipelines(ctx)
 
 
-def _false_value(ctx: FileContext, value, site: CallSite) -> Optional[str]:
-    """How ``value`` is False: "" for a literal, words for a default or a constant above; None
-    when it is not (or cannot be told)."""
+def _false_value(ctx: FileContext, value, scope, order: int) -> Optional[str]:
+    """How ``value`` is False: "" for a literal, words for a constant above, a default, or a
+    value that is False exactly when the run trains (``not self._is_training``); None when it
+    is not (or cannot be told)."""
     from .._lazy import cst
+    from ..analysis.nodes import identifiers_in
     from ..analysis.scopes import lookup
 
     if literal(value) == (True, False):
         return ""
     if isinstance(value, cst.Name):
-        binding = lookup(site.scope, value.value, site.order)
+        binding = lookup(scope, value.value, order)
         if binding is not None and binding.kind == "assign" and literal(binding.value) == (True, False):
             return "%s is False" % value.value
-    return default_of(ctx, value, site.scope, site.order, False) or None
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not) \
+            and any("train" in name.lower() for name in identifiers_in(value.expression)):
+        return "False whenever the run trains"
+    return default_of(ctx, value, scope, order, False) or None
 
 
 def _out_of_order_loaders(ctx: FileContext) -> Iterator[Report]:
@@ -124,7 +139,7 @@ def _out_of_order_loaders(ctx: FileContext) -> Iterator[Report]:
         value = find_arg(call, *D.DATALOADER_IN_ORDER)
         if value in (MISSING, UNKNOWN) or uses_workers(call, site) is False:
             continue  # without workers the batches come in order anyway
-        how = _false_value(ctx, value, site)
+        how = _false_value(ctx, value, site.scope, site.order)
         if how is None:
             continue
         written = find_arg(site.node, *D.DATALOADER_IN_ORDER) is value
@@ -146,7 +161,7 @@ def _tf_transformations(ctx: FileContext) -> Iterator[Report]:
         value = find_arg(call, "deterministic")
         if value in (MISSING, UNKNOWN) or find_arg(call, "num_parallel_calls") is MISSING:
             continue  # without parallel calls the order is kept anyway
-        how = _false_value(ctx, value, site)
+        how = _false_value(ctx, value, site.scope, site.order)
         if how is None:
             continue
         written = find_arg(site.node, "deterministic") is value
