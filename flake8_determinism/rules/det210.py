@@ -91,24 +91,9 @@ class ParallelPipelineOrder(Rule):
     scope_note = "Strict mode also reports every MindSpore ``num_parallel_workers > 1``."
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
-        from .._lazy import cst
-
         yield from _out_of_order_loaders(ctx)
         yield from _tf_transformations(ctx)
-        for assignment in ctx.index.assignments:
-            target = assignment.target
-            if not (isinstance(target, cst.Attribute) and assignment.value is not None
-                    and target.attr.value in _OPTION_ATTRIBUTES):
-                continue
-            how = _false_value(ctx, assignment.value, assignment.scope, assignment.order)
-            if how is None or ctx.resolver.resolve(target, assignment.scope, assignment.order) \
-                    not in D.TF_OPTIONS_FLAGS:
-                continue
-            value = ctx.module.code_for_node(assignment.value) + (" (%s)" % how if how else "")
-            message = ("tf.data.Options().%s = %s: tf.data may then produce elements out of order, %s"
-                       " — set it to True" % (target.attr.value, value, _ORDER))
-            fix = None if how else edits.replace(assignment.value, "True", "set it to True")
-            yield Report(target, message, fix=fix)
+        yield from _tf_options(ctx)
         if "mindspore" in ctx.index.imported_roots:
             yield from _mindspore_pipelines(ctx)
 
@@ -169,6 +154,25 @@ def _tf_transformations(ctx: FileContext) -> Iterator[Report]:
         yield Report(site.node, "tf.data .%s(num_parallel_calls=..., deterministic=%s)%s may produce elements out"
                      " of order, %s — pass deterministic=True" % (site.method_name, ctx.module.code_for_node(value),
                                                                   " (%s)" % how if how else "", _ORDER), fix=fix)
+
+
+def _tf_options(ctx: FileContext) -> Iterator[Report]:
+    """``tf.data.Options().deterministic = False`` (``experimental_deterministic``)."""
+    from .._lazy import cst
+
+    for assignment in ctx.index.assignments:
+        target = assignment.target
+        if not (isinstance(target, cst.Attribute) and assignment.value is not None
+                and target.attr.value in _OPTION_ATTRIBUTES):
+            continue
+        how = _false_value(ctx, assignment.value, assignment.scope, assignment.order)
+        if how is None or ctx.resolver.resolve(target, assignment.scope, assignment.order) not in D.TF_OPTIONS_FLAGS:
+            continue
+        value = ctx.module.code_for_node(assignment.value) + (" (%s)" % how if how else "")
+        message = ("tf.data.Options().%s = %s: tf.data may then produce elements out of order, %s"
+                   " — set it to True" % (target.attr.value, value, _ORDER))
+        fix = None if how else edits.replace(assignment.value, "True", "set it to True")
+        yield Report(target, message, fix=fix)
 
 
 def _mindspore_pipelines(ctx: FileContext) -> Iterator[Report]:
