@@ -113,10 +113,22 @@ def to_script(notebook: Notebook) -> Script:
             if opaque or continued or (at == 1 and line.startswith("%%")) or _SHELL_OR_MAGIC.search(line):
                 magics[len(magics)] = line
                 # A magic inside a block stands for a statement; its continuation lines are comments.
-                indent = line[:len(line) - len(line.lstrip())] if not (opaque or continued) else ""
+                indent = _block_indent(cell_lines[:at - 1], line) if not (opaque or continued) else ""
                 line = (indent + "pass  " if indent else "") + _MAGIC % (len(magics) - 1)
             lines.append(line)
     return Script("\n".join(lines) + "\n", magics)
+
+
+def _block_indent(before: List[str], line: str) -> str:
+    """The indent a magic line keeps: its own inside a block (the last line of code above opens
+    one or is as deep), none at the cell's top level (IPython takes `` !ls`` there too)."""
+    indent = line[:len(line) - len(line.lstrip())]
+    code = [text for text in before if text.strip() and not text.lstrip().startswith(("#", "%", "!"))]
+    if not indent or not code:
+        return ""
+    above = code[-1]
+    depth = len(above) - len(above.lstrip())
+    return indent if (depth < len(indent) and above.rstrip().endswith(":")) or 0 < depth <= len(indent) else ""
 
 
 def _is_foreign_cell(cell_lines: List[str]) -> bool:

@@ -16,6 +16,7 @@ run) is in ``tests/test_bad_input.py``, for the plugin and the codemod alike.
 
 import difflib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -719,6 +720,27 @@ def test_statistics_count_alike_in_diff_check_and_in_place(tmp_path):
     assert counts[2]["DET202"] == [1, 1, 0, 0] and counts[2]["DET105"] == [1, 0, 1, 0]
     assert counts[2]["total"] == [2, 1, 1, 0]
     assert written.rc == 1  # something is left, as without --statistics
+
+
+# Seeding the run (DET100's fix) makes DET210's "this run seeds MindSpore, but ..." true.
+REVEALED = """import mindspore
+import mindspore.dataset as ds
+from mindspore import nn
+
+data = ds.Cifar10Dataset("cifar", num_parallel_workers=4, shuffle=False)
+net = nn.Dense(3, 1)
+model = mindspore.Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+model.train(1, data)
+"""
+
+
+def test_a_problem_the_fixes_reveal_counts_as_found(tmp_path):
+    root = project(tmp_path, {"train.py": REVEALED})
+    written = fix(root, "--statistics", "train.py")
+    rows = _statistics_rows(written.out)
+    assert rows["DET100"] == [1, 1, 0, 0] and rows["DET210"] == [1, 0, 1, 1]
+    assert "Found 2 problems (1 fixed, 1 left for you, 1 of them fixable with --unsafe-fixes)" in written.out
+    assert re.search(r"^train\.py:\d+:\d+: DET210 ", written.out, re.M)
 
 
 def test_json_output_points_into_the_file_as_it_stands(tmp_path):

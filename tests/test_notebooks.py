@@ -177,3 +177,11 @@ def test_nbqa_flake8_reports_on_cell_lines(project):
     assert codes["DET202"] == "train.ipynb:cell_2:4:10"
     det100 = next(line for line in lines if "DET100" in line)
     assert "np.random.rand() at train.ipynb:cell_4:7" in det100  # the message's references name cells too
+
+
+def test_a_shell_line_indented_at_the_top_of_a_cell_is_not_a_block():
+    sources = [' !tts --text "hi" \\\n      --out x.wav\nprint(1)', "for i in range(2):\n    !echo $i\nprint(2)"]
+    notebook = notebooks.Notebook("", {}, [0, 1], sources, None)
+    script = notebooks.to_script(notebook)
+    compile(script.text, "<notebook>", "exec")
+    assert notebooks.from_script(notebook, script, script.text) == sources

@@ -244,7 +244,7 @@ def fix_file(job: Job) -> FileReport:
         changed = result.changed
         unsafe = {id(p) for p in result.unsafe}
         report = FileReport(
-            job.display, changed, len(result.found), max(0, len(result.found) - len(result.left)),
+            job.display, changed, *_found_and_fixed(result),
             [_line(job.display, p.finding) for p in result.left],
             ["%s (unsafe fix not applied: %s)" % (_line(job.display, p.finding), p.fix.what) for p in result.unsafe],
             output=encode(source, result.source) if job.mode == "stdin" else None,
@@ -310,7 +310,7 @@ def _fix_notebook(job: Job, source, rules, whole: bool) -> FileReport:
     shown = ["%s:cell_%d:%d:%d: %s" % (job.display, cell, line, column, message)
              for line, column, _, message, _, cell in remaining]
     report = FileReport(
-        job.display, changed, len(result.found), max(0, len(result.found) - len(result.left)),
+        job.display, changed, *_found_and_fixed(result),
         [text for text, row in zip(shown, remaining) if on_disk or row[4] == "left"],
         ["%s (unsafe fix not applied: %s)" % (text, problem.fix.what)
          for text, row, problem in zip(shown, remaining, result.left) if row[4] == "unsafe"],
@@ -349,10 +349,24 @@ def _unplaced(finding) -> tuple:
     return finding.code, re.sub(r"\d+", "#", finding.message)
 
 
+def _found_and_fixed(result) -> tuple:
+    """(found, fixed) of one file.  A problem the fixes reveal (seeding the run makes DET210's
+    "this run seeds MindSpore, but..." true) counts as found, so found = fixed + left."""
+    found = sum(_counts(result)[code][0] for code in _counts(result))
+    return found, found - len(result.left)
+
+
 def _counts(result) -> dict:
-    """code -> [found, left, left with an unsafe fix] of one file."""
+    """code -> [found, left, left with an unsafe fix] of one file; found: what the file had, and
+    what the fixes revealed (a problem left that matches none it had)."""
+    from collections import Counter
+
+    before = Counter(_unplaced(p.finding) for p in result.found)
+    after = Counter(_unplaced(p.finding) for p in result.left)
     counts: dict = {}
-    for index, problems in enumerate((result.found, result.left, result.unsafe)):
+    for key in before.keys() | after.keys():
+        counts.setdefault(key[0], [0, 0, 0])[0] += max(before[key], after[key])
+    for index, problems in ((1, result.left), (2, result.unsafe)):
         for problem in problems:
             counts.setdefault(problem.finding.code, [0, 0, 0])[index] += 1
     return counts
