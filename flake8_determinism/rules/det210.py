@@ -5,7 +5,6 @@ from typing import TYPE_CHECKING, Iterator, List, Optional
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..fix import edits
 from ..tables import data_order as D
-from ..tables.seeding import MS_DATASET
 from .base import Report, Rule
 from .cudnn import _parameter_default, default_of
 from .dataloader import dataloaders, effective_call, flag, uses_workers
@@ -25,19 +24,21 @@ class ParallelPipelineOrder(Rule):
     ``DataLoader(..., in_order=False)`` with workers; a ``tf.data`` ``map``/``interleave``/
     ``batch`` with ``num_parallel_calls`` and ``deterministic=False``;
     ``tf.data.Options().deterministic = False`` (``experimental_deterministic``) — and MindSpore
-    pipelines run by several workers: a ``.map(operations=...)`` with a random operation
-    (``RandomCrop``, ``RandAugment``, ...) and ``num_parallel_workers > 1`` or
-    ``python_multiprocessing=True``, and any MindSpore dataset or operation with
-    ``num_parallel_workers > 1`` in code a run that seeds MindSpore executes. The value may be
+    ``.map(operations=...)`` with a random operation (``RandomCrop``, ``RandAugment``, ...)
+    run by several workers (``num_parallel_workers > 1`` or ``python_multiprocessing=True``).
+    The value may be
     a literal, a constant above the call, a parameter or option default, a switch that is off
     exactly when the run trains (``not self._is_training``, google/automl's bug), or come from a
     ``**kwargs`` dict built beside the call.
-    Strict mode: every MindSpore ``num_parallel_workers > 1``.
+    Strict mode: every MindSpore ``num_parallel_workers > 1``. (Not in default mode, though
+    MindSpore's reproducibility guide asks for one worker: its engine hands rows to workers in
+    turn and collects them in turn, so a step with nothing random keeps its order.)
 
     Why it matters: the seed fixes what each step draws, not which worker finishes first.
-    With these switches the batches (or elements) come out in completion order; MindSpore's
-    own seeding does not promise the same results with more than one worker, and a random
-    operation's values depend on which worker handles which sample.
+    With these switches the batches (or elements) come out in completion order. MindSpore's
+    workers share a random operation's generator, so the value a sample draws depends on
+    which worker asks first; MindSpore's own seeding does not promise the same results with
+    more than one worker.
 
     Example: ``DataLoader(data, num_workers=4, in_order=False)``.
     Fix: ``in_order=True`` / ``deterministic=True`` (safe: only speed changes); MindSpore:
@@ -76,10 +77,15 @@ class ParallelPipelineOrder(Rule):
         ),
         (
             "MindSpore's dataset seed does not guarantee deterministic results with"
-            " ``num_parallel_workers > 1``; its reproducibility guide sets ``num_parallel_workers`` to 1 to keep"
-            " parallel processing from changing the data order.",
+            " ``num_parallel_workers > 1``.",
             "mindspore/dataset/core/configuration.py, ConfigurationManager.set_seed docstring"
             " (https://mindspore.cn/api/en/0.3.0-alpha/_modules/mindspore/dataset/core/configuration.html)",
+        ),
+        (
+            "A parallel MindSpore step hands rows to its workers in turn and its collector takes them back in"
+            " turn, so the order is kept; the workers of a map share its operations (and their generators).",
+            "mindspore-ai/mindspore mindspore/ccsrc/minddata/dataset/engine/datasetops/parallel_op.h"
+            " (ParallelOp::NextWorkerID, Collector), datasetops/map_op/map_op.cc",
         ),
     )
     fix_description = (
@@ -88,7 +94,8 @@ class ParallelPipelineOrder(Rule):
         " ``--unsafe-fixes`` (a performance trade). A value from an option, a parameter or a dict is"
         " reported, not changed."
     )
-    scope_note = "Strict mode also reports every MindSpore ``num_parallel_workers > 1``."
+    scope_note = ("Strict mode also reports every MindSpore ``num_parallel_workers > 1`` (default mode: only"
+                  " with a random operation in the step).")
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         yield from _out_of_order_loaders(ctx)
@@ -176,10 +183,6 @@ def _tf_options(ctx: FileContext) -> Iterator[Report]:
 
 
 def _mindspore_pipelines(ctx: FileContext) -> Iterator[Report]:
-    from .runs import run_of
-
-    run = run_of(ctx)
-    seeded_run = run is not None and run.seeded_in_run(MS_DATASET)
     for site in ctx.index.calls:
         name = ctx.qualname(site) or ""
         if not name.startswith("mindspore.dataset") and not (not name and site.method_name in ("map", "batch")):
@@ -203,12 +206,13 @@ def _mindspore_pipelines(ctx: FileContext) -> Iterator[Report]:
                          " random state, handles a sample depends on scheduling, so the augmentations differ run to"
                          " run even with a seed — pass num_parallel_workers=1 while you need reproducibility"
                          % (", ".join(random_ops[:3]), parallel), fix=fix)
-        elif workers is not None and workers > 1 and (
-                ctx.settings.strict or (seeded_run and ctx.facts.in_entry_code(site))):
-            what = "this run seeds MindSpore, but " if seeded_run else ""
-            yield Report(site.node, "MindSpore %s with num_parallel_workers=%d: %sits seed does not make a pipeline"
-                         " of several workers reproducible, %s — pass num_parallel_workers=1 while you need"
-                         " reproducibility" % (ctx.spelling(site) + "()", workers, what, _ORDER), fix=fix)
+        elif workers is not None and workers > 1 and ctx.settings.strict:
+            # Strict only: MindSpore's workers take rows in turn and hand them back in turn
+            # (ParallelOp::Collector), so without a random step the order is kept.
+            yield Report(site.node, "MindSpore %s with num_parallel_workers=%d (strict mode): MindSpore does not"
+                         " promise reproducible results with several workers, and a random step added here would"
+                         " draw in scheduling order — pass num_parallel_workers=1 while debugging reproducibility"
+                         % (ctx.spelling(site) + "()", workers), fix=fix)
 
 
 def _int_value(ctx: FileContext, node, site: CallSite) -> Optional[int]:
