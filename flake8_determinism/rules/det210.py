@@ -25,12 +25,15 @@ class ParallelPipelineOrder(Rule):
     ``batch`` with ``num_parallel_calls`` and ``deterministic=False``;
     ``tf.data.Options().deterministic = False`` (``experimental_deterministic``) — and MindSpore
     ``.map(operations=...)`` with a random operation (``RandomCrop``, ``RandAugment``, ...)
-    run by several workers (``num_parallel_workers > 1`` or ``python_multiprocessing=True``).
+    run by several workers (``num_parallel_workers > 1`` or ``python_multiprocessing=True``)
+    in code an entry module runs (in a library function, strict mode: its callers decide
+    whether the random branch runs at all).
     The value may be
     a literal, a constant above the call, a parameter or option default, a switch that is off
     exactly when the run trains (``not self._is_training``, google/automl's bug), or come from a
     ``**kwargs`` dict built beside the call.
-    Strict mode: every MindSpore ``num_parallel_workers > 1``. (Not in default mode, though
+    Strict mode: MindSpore's random maps in library functions too, and every
+    ``num_parallel_workers > 1``. (Not in default mode, though
     MindSpore's reproducibility guide asks for one worker: its engine hands rows to workers in
     turn and collects them in turn, so a step with nothing random keeps its order.)
 
@@ -94,8 +97,8 @@ class ParallelPipelineOrder(Rule):
         " ``--unsafe-fixes`` (a performance trade). A value from an option, a parameter or a dict is"
         " reported, not changed."
     )
-    scope_note = ("Strict mode also reports every MindSpore ``num_parallel_workers > 1`` (default mode: only"
-                  " with a random operation in the step).")
+    scope_note = ("Strict mode also reports MindSpore random maps in library functions, and every MindSpore"
+                  " ``num_parallel_workers > 1`` (default mode: a random map in code an entry module runs).")
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         yield from _out_of_order_loaders(ctx)
@@ -201,7 +204,10 @@ def _mindspore_pipelines(ctx: FileContext) -> Iterator[Report]:
             fix = edits.replace(written, "1", "pass num_parallel_workers=1", safe=False)
         parallel = "num_parallel_workers=%d" % workers if workers and workers > 1 else "python_multiprocessing=True"
         random_ops = _random_operations(ctx, find_arg(call, "operations", 0), site) if site.method_name == "map" else []
-        if random_ops:
+        # In a library function the caller decides whether the random branch runs (model zoos'
+        # ``create_dataset(do_train)`` is also called by eval-only scripts): strict mode, as DET203.
+        if random_ops and (ctx.settings.strict or ctx.facts.in_entry_code(site)):
+            random_ops = list(dict.fromkeys(random_ops))  # each name once
             yield Report(site.node, "MindSpore .map() runs random operations (%s) with %s: which worker, and so which"
                          " random state, handles a sample depends on scheduling, so the augmentations differ run to"
                          " run even with a seed — pass num_parallel_workers=1 while you need reproducibility"
@@ -246,12 +252,19 @@ def _random_operations(ctx: FileContext, operations, site: CallSite, depth: int 
         last = name.rsplit(".", 1)[-1] or (func.attr.value if isinstance(func, cst.Attribute)
                                            else getattr(func, "value", ""))
         if _is_random_operation(name, last):
-            return [last]
+            return [] if _certain(operations) else [last]
         return [found for arg in operations.args for found in _random_operations(ctx, arg.value, site, depth + 1)]
     if isinstance(operations, cst.Name):
         return [found for value in _values_of(ctx, operations.value, site)
                 for found in _random_operations(ctx, value, site, depth + 1)]
     return []
+
+
+def _certain(operation) -> bool:
+    """``RandomHorizontalFlip(1)`` / ``prob=0``: a random operation that always (or never) acts."""
+    name = getattr(getattr(operation.func, "attr", operation.func), "value", "")
+    known, prob = literal(find_arg(operation, "prob", 0 if name in D.MINDSPORE_PROB_FIRST else None))
+    return known and not isinstance(prob, bool) and prob in (0, 1)
 
 
 def _is_random_operation(qualname: str, last: str) -> bool:

@@ -250,3 +250,6 @@ MINDSPORE_RANDOM_OPERATIONS = frozenset({
     "CutOut", "RandomChoice", "RandomApply", "RandomOrder", "SoftDvppDecodeRandomCropResizeJpeg",
 })
 MINDSPORE_RANDOM_PREFIXES = ("Random", "Rand")
+# Random operations whose first argument is the probability of acting (1 or 0: not random).
+MINDSPORE_PROB_FIRST = frozenset({"RandomHorizontalFlip", "RandomVerticalFlip", "RandomHorizontalFlipWithBBox",
+                                  "RandomVerticalFlipWithBBox", "RandomGrayscale", "RandomInvert", "RandomEqualize"})
