@@ -13,6 +13,8 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
 
+_TF_WORDS = frozenset({"deterministic", "experimental_deterministic"})
+_MINDSPORE_WORDS = frozenset({D.MINDSPORE_WORKERS, D.MINDSPORE_MULTIPROCESSING})
 _OPTION_ATTRIBUTES = frozenset(name.rsplit(".", 1)[-1] for name in D.TF_OPTIONS_FLAGS)
 _ORDER = "so the order of the data changes from run to run with thread and process timing, whatever the seed"
 
@@ -99,6 +101,11 @@ class ParallelPipelineOrder(Rule):
     )
     scope_note = ("Strict mode also reports MindSpore random maps in library functions, and every MindSpore"
                   " ``num_parallel_workers > 1`` (default mode: a random map in code an entry module runs).")
+
+    def might_fire(self, text, settings) -> bool:
+        # ``deterministic`` alone is common (cudnn.deterministic, Flax dropout): only with TensorFlow.
+        return "in_order" in text or ("tensorflow" in text and text.has_any(_TF_WORDS)) or (
+            "mindspore" in text and text.has_any(_MINDSPORE_WORDS))
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         yield from _out_of_order_loaders(ctx)
