@@ -32,10 +32,8 @@ class OtherLanguage(Exception):
 
 class Notebook(NamedTuple):
     text: str  # the file as read
-    data: dict  # the parsed JSON, cells and all
-    code_cells: List[int]  # indices into data["cells"] of the code cells, in order
+    code_cells: List[int]  # indices into the JSON's "cells" of the code cells, in order
     sources: List[str]  # each code cell's source as one string
-    style: Optional[dict]  # json.dumps keywords that reproduce the file exactly (None: none found)
 
 
 class Script(NamedTuple):
@@ -67,7 +65,7 @@ def read(text: str) -> Notebook:
         if not isinstance(source, str):
             raise NotebookError("has a code cell whose source is not text (cell %d)" % (len(sources) + 1))
         sources.append(source)
-    return Notebook(text, data, code, sources, _style(text, data))
+    return Notebook(text, code, sources)
 
 
 def _language(data: dict) -> str:
@@ -173,13 +171,14 @@ def from_script(notebook: Notebook, script: Script, fixed: str) -> List[str]:
 def dump(notebook: Notebook, sources: List[str]) -> str:
     """The notebook's JSON with these code cell sources: the rest, and the formatting, kept."""
     data = json.loads(notebook.text)  # a fresh copy
+    # Found only now, when writing: it takes trial dumps of a file that may hold MBs of outputs.
+    style = _style(notebook.text, data) or {"indent": 1, "ensure_ascii": False, "sort_keys": True,
+                                            "separators": (",", ": "), "end": "\n"}
     for index, source, old in zip(notebook.code_cells, sources, notebook.sources):
         if source == old:
             continue
         cell = data["cells"][index]
         cell["source"] = source.splitlines(True) if isinstance(cell.get("source"), list) else source
-    style = dict(notebook.style or {"indent": 1, "ensure_ascii": False, "sort_keys": True,
-                                    "separators": (",", ": "), "end": "\n"})
     end = style.pop("end")
     return json.dumps(data, **style) + end
 

@@ -734,11 +734,11 @@ def test_a_problem_the_fixes_reveal_counts_as_found():
     seeding = problem("DET100", "DET100 training run seeds no RNG")
     revealed = problem("DET210", "DET210 this run seeds MindSpore, but ... at train.py:9")
     result = Fake(found=[seeding], left=[revealed], unsafe=[revealed])
-    assert _found_and_fixed(result) == (2, 1)
+    assert _found_and_fixed(_counts(result)) == (2, 1)
     assert _counts(result) == {"DET100": [1, 0, 0], "DET210": [1, 1, 1]}
     moved = Fake(found=[problem("DET105", "DET105 at line 3")], left=[problem("DET105", "DET105 at line 9")],
                  unsafe=[])
-    assert _found_and_fixed(moved) == (1, 0)  # the same problem, moved by an edit above it
+    assert _found_and_fixed(_counts(moved)) == (1, 0)  # the same problem, moved by an edit above it
 
 
 def test_json_output_points_into_the_file_as_it_stands(tmp_path):

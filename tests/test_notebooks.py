@@ -141,7 +141,7 @@ def test_a_folder_includes_its_notebooks(tmp_path):
 def test_magics_round_trip_through_the_script():
     sources = ["%load_ext autoreload\n%autoreload 2", "x = 1\nx?\n??len", "if x:\n    !ls \\\n      -l\n",
                "%%writefile f.py\nimport random\nrandom.random()", ""]
-    notebook = notebooks.Notebook("", {}, list(range(len(sources))), sources, None)
+    notebook = notebooks.Notebook("", list(range(len(sources))), sources)
     script = notebooks.to_script(notebook)
     compile(script.text, "<notebook>", "exec")  # plain Python
     assert "random.random()" not in script.text  # a %%writefile cell is not the run's code
@@ -181,7 +181,7 @@ def test_nbqa_flake8_reports_on_cell_lines(project):
 
 def test_a_shell_line_indented_at_the_top_of_a_cell_is_not_a_block():
     sources = [' !tts --text "hi" \\\n      --out x.wav\nprint(1)', "for i in range(2):\n    !echo $i\nprint(2)"]
-    notebook = notebooks.Notebook("", {}, [0, 1], sources, None)
+    notebook = notebooks.Notebook("", [0, 1], sources)
     script = notebooks.to_script(notebook)
     compile(script.text, "<notebook>", "exec")
     assert notebooks.from_script(notebook, script, script.text) == sources

@@ -50,6 +50,18 @@ def literal(expr) -> Tuple[bool, object]:
     return False, None
 
 
+def constant(expr, scope, order: int) -> Tuple[bool, object]:
+    """``literal``, also through a name assigned a literal before ``order`` (``workers = 0`` above
+    the call)."""
+    from .scopes import lookup
+
+    if isinstance(expr, cst.Name):
+        binding = lookup(scope, expr.value, order)
+        if binding is not None and binding.kind == "assign" and binding.value is not None:
+            return literal(binding.value)
+    return literal(expr)
+
+
 def is_none(expr) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 

@@ -216,9 +216,8 @@ def _size(path: str) -> int:
 
 def fix_file(job: Job) -> FileReport:
     """Fix one file; every failure becomes one line in the report, never a traceback."""
-    from ..checker import ParseFailure, Skipped
+    from ..checker import Skipped
     from ..rules import ALL_RULES, FIXABLE_RULES
-    from .transform import fix_source
 
     # Writing reports what is left for the user; --check and --diff need only the rules that fix
     # (unless the counts are asked for: then they count as writing does).
@@ -232,31 +231,24 @@ def fix_file(job: Job) -> FileReport:
         if job.stdin is None and notebooks.is_notebook(job.path):
             return _fix_notebook(job, source, rules, whole)
         try:
-            result = fix_source(source.text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display,
-                                rules, check_only=job.mode == "check" and not whole,
-                                path=job.path if job.stdin is None else None)
+            result = _fixed(job, source.text, rules, whole, job.path if job.stdin is None else None,
+                            lambda error: "cannot parse: %s" % error)
         except Skipped as error:
             return FileReport(job.display, skipped=str(error), output=source.raw if job.stdin is not None else None)
-        except ParseFailure as error:
-            raise SourceError("cannot parse: %s" % error) from None
-        except RecursionError:
-            raise SourceError("too deeply nested to parse or fix (Python's recursion limit); left as it is") from None
-        changed = result.changed
-        unsafe = {id(p) for p in result.unsafe}
+        counts = _counts(result)
         report = FileReport(
-            job.display, changed, *_found_and_fixed(result),
+            job.display, result.changed, *_found_and_fixed(counts),
             [_line(job.display, p.finding) for p in result.left],
             ["%s (unsafe fix not applied: %s)" % (_line(job.display, p.finding), p.fix.what) for p in result.unsafe],
             output=encode(source, result.source) if job.mode == "stdin" else None,
-            remaining=[(where.finding.line, where.finding.column + 1, p.finding.code, where.finding.message,
-                        "unsafe" if id(p) in unsafe else "left", 0)
-                       for p, where in _as_placed(result, on_disk=job.mode in ("write", "stdin"))],
-            codes=_counts(result),
+            remaining=_remaining(result, job.mode in ("write", "stdin"),
+                                 lambda finding: (0, finding.line, finding.column + 1, finding.message)),
+            codes=counts,
         )
-        if changed and job.mode == "diff":
+        if result.changed and job.mode == "diff":
             report = report._replace(diff="".join(difflib.unified_diff(
                 source.text.splitlines(True), result.source.splitlines(True), job.display, job.display)))
-        if changed and job.mode == "write":
+        if result.changed and job.mode == "write":
             write_atomically(source, result.source)
         return report
     # On an error stdin's bytes go back to stdout unchanged (as for a skipped file): a pipe
@@ -270,51 +262,67 @@ def fix_file(job: Job) -> FileReport:
                           % (type(error).__name__, error), output=job.stdin)
 
 
+def _fixed(job: Job, text: str, rules, whole: bool, path: Optional[str], unparsable):
+    """``fix_source`` with the job's options; source that does not parse (``unparsable`` words
+    the error) or is too deeply nested becomes a ``SourceError``.  ``Skipped`` passes through."""
+    from ..checker import ParseFailure
+    from .transform import fix_source
+
+    try:
+        return fix_source(text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display, rules,
+                          check_only=job.mode == "check" and not whole, path=path)
+    except ParseFailure as error:
+        raise SourceError(unparsable(str(error))) from None
+    except RecursionError:
+        raise SourceError("too deeply nested to parse or fix (Python's recursion limit); left as it is") from None
+
+
+def _remaining(result, on_disk: bool, place) -> list:
+    """What is still reported, for --output-format: (line, column, code, message, "left" |
+    "unsafe", cell), placed by ``place(finding) -> (cell, line, column, message)``."""
+    unsafe = {id(p) for p in result.unsafe}
+    rows = []
+    for problem, shown in _as_placed(result, on_disk):
+        cell, line, column, message = place(shown.finding)
+        rows.append((line, column, problem.finding.code, message, "unsafe" if id(problem) in unsafe else "left", cell))
+    return rows
+
+
 def _fix_notebook(job: Job, source, rules, whole: bool) -> FileReport:
     """A notebook: its code cells fixed as one run (``notebooks``), written back into the JSON
     with outputs, metadata and formatting kept; findings named ``NOTEBOOK:cell_N:line:col``."""
-    from ..checker import ParseFailure, Skipped
-    from .transform import fix_source
+    from ..checker import Skipped
 
     try:
         notebook = notebooks.read(source.text)
         script = notebooks.to_script(notebook)
         try:
-            result = fix_source(script.text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display,
-                                rules, check_only=job.mode == "check" and not whole, path=job.path)
+            result = _fixed(job, script.text, rules, whole, job.path,
+                            lambda error: "cannot parse its code cells: %s" % _in_cells(script.text, error))
         except Skipped as error:
             return FileReport(job.display, skipped=str(error))
-        except ParseFailure as error:
-            raise SourceError("cannot parse its code cells: %s" % _in_cells(script.text, str(error))) from None
-        except RecursionError:
-            raise SourceError("too deeply nested to parse or fix (Python's recursion limit); left as it is") from None
         sources = notebooks.from_script(notebook, script, result.source) if result.changed else notebook.sources
     except notebooks.OtherLanguage as error:
         return FileReport(job.display, skipped=str(error))
     except notebooks.NotebookError as error:
         raise SourceError(str(error)) from None
     changed = result.changed if job.mode == "check" else sources != notebook.sources
-
-    def where(text: str, finding) -> tuple:
-        cell, line = notebooks.place(text, finding.line)
-        return cell, line, finding.column + 1, _in_cells(text, finding.message, job.display)
-
     on_disk = job.mode == "write"
-    after = result.source if on_disk else script.text
-    unsafe = {id(p) for p in result.unsafe}
-    remaining = []
-    for problem, placed in _as_placed(result, on_disk=on_disk):
-        cell, line, column, message = where(after, placed.finding)
-        remaining.append((line, column, problem.finding.code, message, "unsafe" if id(problem) in unsafe else "left",
-                          cell))
-    shown = ["%s:cell_%d:%d:%d: %s" % (job.display, cell, line, column, message)
+    shown_in = result.source if on_disk else script.text  # the script the positions are in
+
+    def place(finding) -> tuple:
+        return (*notebooks.place(shown_in, finding.line), finding.column + 1,
+                _in_cells(shown_in, finding.message, job.display))
+
+    remaining = _remaining(result, on_disk, place)
+    lines = ["%s:cell_%d:%d:%d: %s" % (job.display, cell, line, column, message)
              for line, column, _, message, _, cell in remaining]
+    counts = _counts(result)
     report = FileReport(
-        job.display, changed, *_found_and_fixed(result),
-        [text for text, row in zip(shown, remaining) if on_disk or row[4] == "left"],
+        job.display, changed, *_found_and_fixed(counts), lines,
         ["%s (unsafe fix not applied: %s)" % (text, problem.fix.what)
-         for text, row, problem in zip(shown, remaining, result.left) if row[4] == "unsafe"],
-        remaining=remaining, codes=_counts(result))
+         for text, row, problem in zip(lines, remaining, result.left) if row[4] == "unsafe"],
+        remaining=remaining, codes=counts)
     if changed and job.mode == "diff":
         report = report._replace(diff=notebooks.cell_diff(notebook, sources, job.display))
     if changed and job.mode == "write":
@@ -349,11 +357,11 @@ def _unplaced(finding) -> tuple:
     return finding.code, re.sub(r"\d+", "#", finding.message)
 
 
-def _found_and_fixed(result) -> tuple:
-    """(found, fixed) of one file.  A problem the fixes reveal (seeding the run makes DET210's
-    "this run seeds MindSpore, but..." true) counts as found, so found = fixed + left."""
-    found = sum(_counts(result)[code][0] for code in _counts(result))
-    return found, found - len(result.left)
+def _found_and_fixed(counts: dict) -> tuple:
+    """(found, fixed) of one file from its ``_counts``.  A problem the fixes reveal counts as
+    found (``_counts``), so found = fixed + left."""
+    found = sum(row[0] for row in counts.values())
+    return found, found - sum(row[1] for row in counts.values())
 
 
 def _counts(result) -> dict:

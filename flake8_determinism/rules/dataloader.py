@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
 
 from .._lazy import cst
-from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
+from ..analysis.args import MISSING, UNKNOWN, constant, find_arg, is_none, literal
 from ..analysis.nodes import dotted_name
 from ..analysis.scopes import enclosing_class, lookup
 from ..fix import edits
@@ -153,11 +153,9 @@ def uses_workers(call, site: Optional[CallSite] = None) -> Optional[bool]:
     """``num_workers=`` on; a local constant (``num_workers = 0`` above the call) is read."""
     value = find_arg(call, *D.NUM_WORKERS)
     if site is not None and isinstance(value, cst.Name):
-        binding = lookup(site.scope, value.value, site.order)
-        if binding is not None and binding.kind == "assign" and binding.value is not None:
-            known, constant = literal(binding.value)
-            if known:
-                return bool(constant)
+        known, number = constant(value, site.scope, site.order)
+        if known:
+            return bool(number)
     return flag(call, D.NUM_WORKERS)
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List, Optional
 
-from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..analysis.args import MISSING, UNKNOWN, constant, find_arg, literal
 from ..fix import edits
 from ..tables import data_order as D
 from .base import Report, Rule
@@ -121,14 +121,11 @@ def _false_value(ctx: FileContext, value, scope, order: int) -> Optional[str]:
     is not (or cannot be told)."""
     from .._lazy import cst
     from ..analysis.nodes import identifiers_in
-    from ..analysis.scopes import lookup
 
     if literal(value) == (True, False):
         return ""
-    if isinstance(value, cst.Name):
-        binding = lookup(scope, value.value, order)
-        if binding is not None and binding.kind == "assign" and literal(binding.value) == (True, False):
-            return "%s is False" % value.value
+    if constant(value, scope, order) == (True, False):  # only a name gets here
+        return "%s is False" % value.value
     if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not) \
             and any("train" in name.lower() for name in identifiers_in(value.expression)):
         return "False whenever the run trains"
@@ -138,17 +135,12 @@ def _false_value(ctx: FileContext, value, scope, order: int) -> Optional[str]:
 def _out_of_order_loaders(ctx: FileContext) -> Iterator[Report]:
     for site in dataloaders(ctx):
         call = effective_call(ctx, site)
-        value = find_arg(call, *D.DATALOADER_IN_ORDER)
-        if value in (MISSING, UNKNOWN) or uses_workers(call, site) is False:
+        off = _switched_off(ctx, site, call, "in_order")
+        if off is None or uses_workers(call, site) is False:
             continue  # without workers the batches come in order anyway
-        how = _false_value(ctx, value, site.scope, site.order)
-        if how is None:
-            continue
-        written = find_arg(site.node, *D.DATALOADER_IN_ORDER) is value
-        fix = edits.replace(value, "True", "pass in_order=True") if written and not how else None
-        yield Report(site.node, "DataLoader(in_order=%s)%s returns batches as its workers finish them, %s"
-                     " — pass in_order=True" % (ctx.module.code_for_node(value), " (%s)" % how if how else "",
-                                                _ORDER), fix=fix)
+        value, fix = off
+        yield Report(site.node, "DataLoader(in_order=%s) returns batches as its workers finish them, %s"
+                     " — pass in_order=True" % (value, _ORDER), fix=fix)
 
 
 def _tf_transformations(ctx: FileContext) -> Iterator[Report]:
@@ -160,17 +152,26 @@ def _tf_transformations(ctx: FileContext) -> Iterator[Report]:
         if not (name.startswith("tensorflow.") if name else tensorflow):
             continue
         call = effective_call(ctx, site)
-        value = find_arg(call, "deterministic")
-        if value in (MISSING, UNKNOWN) or find_arg(call, "num_parallel_calls") is MISSING:
+        off = _switched_off(ctx, site, call, "deterministic")
+        if off is None or find_arg(call, "num_parallel_calls") is MISSING:
             continue  # without parallel calls the order is kept anyway
-        how = _false_value(ctx, value, site.scope, site.order)
-        if how is None:
-            continue
-        written = find_arg(site.node, "deterministic") is value
-        fix = edits.replace(value, "True", "pass deterministic=True") if written and not how else None
-        yield Report(site.node, "tf.data .%s(num_parallel_calls=..., deterministic=%s)%s may produce elements out"
-                     " of order, %s — pass deterministic=True" % (site.method_name, ctx.module.code_for_node(value),
-                                                                  " (%s)" % how if how else "", _ORDER), fix=fix)
+        value, fix = off
+        yield Report(site.node, "tf.data .%s(num_parallel_calls=..., deterministic=%s) may produce elements out"
+                     " of order, %s — pass deterministic=True" % (site.method_name, value, _ORDER), fix=fix)
+
+
+def _switched_off(ctx: FileContext, site: CallSite, call, keyword: str) -> Optional[tuple]:
+    """(the value as the message shows it, the fix) when ``keyword`` is False on ``call`` (the
+    call with its ``**kwargs`` dicts spread); only a literal written in the call itself is fixed."""
+    value = find_arg(call, keyword)
+    if value in (MISSING, UNKNOWN):
+        return None
+    how = _false_value(ctx, value, site.scope, site.order)
+    if how is None:
+        return None
+    written = find_arg(site.node, keyword) is value
+    fix = edits.replace(value, "True", "pass %s=True" % keyword) if written and not how else None
+    return ctx.module.code_for_node(value) + (" (%s)" % how if how else ""), fix
 
 
 def _tf_options(ctx: FileContext) -> Iterator[Report]:
@@ -231,15 +232,10 @@ def _mindspore_pipelines(ctx: FileContext) -> Iterator[Report]:
 def _int_value(ctx: FileContext, node, site: CallSite) -> Optional[int]:
     """An int ``node`` certainly has: a literal, a constant above, a parameter's default."""
     from .._lazy import cst
-    from ..analysis.scopes import lookup
 
-    known, value = literal(node)
+    known, value = constant(node, site.scope, site.order)
     if not known and isinstance(node, cst.Name):
-        binding = lookup(site.scope, node.value, site.order)
-        if binding is not None and binding.kind == "assign" and binding.value is not None:
-            known, value = literal(binding.value)
-        elif binding is not None and binding.kind == "param":
-            known, value = _parameter_default(ctx, node.value, site.scope, site.order)
+        known, value = _parameter_default(ctx, node.value, site.scope, site.order)
     return value if known and isinstance(value, int) and not isinstance(value, bool) else None
 
 
