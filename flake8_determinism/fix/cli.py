@@ -265,12 +265,14 @@ def fix_file(job: Job) -> FileReport:
 def _fixed(job: Job, text: str, rules, whole: bool, path: Optional[str], unparsable):
     """``fix_source`` with the job's options; source that does not parse (``unparsable`` words
     the error) or is too deeply nested becomes a ``SourceError``.  ``Skipped`` passes through."""
-    from ..checker import ParseFailure
+    from ..checker import ParseFailure, Skipped
     from .transform import fix_source
 
     try:
         return fix_source(text, job.settings, job.seed, job.unsafe, job.codes, job.noqa, job.display, rules,
                           check_only=job.mode == "check" and not whole, path=path)
+    except Skipped:
+        raise  # a kind of ParseFailure: the caller reports it as skipped
     except ParseFailure as error:
         raise SourceError(unparsable(str(error))) from None
     except RecursionError:
