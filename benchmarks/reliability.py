@@ -44,7 +44,7 @@ from flake8_determinism.fix import cli, transform
 from flake8_determinism.fix.config import CODES, Flake8Config
 from flake8_determinism.fix.files import SourceError, read_source
 from flake8_determinism.plugin import DeterminismChecker
-from flake8_determinism.rules import FIXABLE_RULES
+from flake8_determinism.registry import FIXABLE_RULES
 from flake8_determinism.settings import Settings
 
 TRACEBACK_FRAMES = 12  # the innermost ones: libcst's visitors make tracebacks long

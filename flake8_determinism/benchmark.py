@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import checker
-from .rules import ALL_RULES
+from .registry import ALL_RULES
 from .settings import Settings
 
 LAUNCHER = [sys.executable, "-m", "flake8_determinism._flake8_launcher"]

@@ -9,7 +9,7 @@ import libcst as cst
 from . import guard, precheck
 from .analysis.context import FileContext
 from .positions import start_positions
-from .rules import ALL_RULES
+from .registry import ALL_RULES
 from .settings import Settings
 from .tables.entry import TEST_MODULE_CODES
 from .testcode import is_test_module

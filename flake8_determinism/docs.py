@@ -27,8 +27,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 from . import FACTS_URL, RULE_DOCS_URL
 from .checker import check_source
 from .fix.transform import fix_source
-from .rules import ALL_RULES
-from .rules.base import Docstring, markdown
+from .registry import ALL_RULES
+from .rules.common.base import Docstring, markdown
 from .settings import NEWEST_KNOWN_TORCH, Settings
 
 EXAMPLE = "example.py"  # the file name the examples are linted and fixed under

@@ -5,7 +5,7 @@ import os
 from typing import Iterator, List, Tuple
 
 from . import __version__, notebooks, precheck
-from .rules import ALL_RULES
+from .registry import ALL_RULES
 from .settings import Settings, parse_version
 
 

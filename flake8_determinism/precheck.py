@@ -18,6 +18,7 @@ import ast
 import re
 from typing import FrozenSet, Optional, Set, Tuple
 
+from .analysis.ast_names import dotted
 from .tables.entry import is_declarative_call
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -232,16 +233,6 @@ def _is_work(value: ast.expr) -> bool:
     return not is_declarative_call(dotted(func), method)
 
 
-def dotted(node: ast.expr) -> str:
-    """``a.b.c`` for an ``ast`` Name/Attribute chain, else ''."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
 
 
 def _mentions_name_dunder(test: ast.expr) -> bool:

@@ -51,7 +51,7 @@ class SarifFormatter(BaseFormatter):
 
 def sarif_log(violations) -> dict:
     from . import PROJECT_URL, __version__
-    from .rules import ALL_RULES
+    from .registry import ALL_RULES
 
     ours = sorted(ALL_RULES, key=lambda rule: rule.code)
     our_index = {rule.code: i for i, rule in enumerate(ours)}

@@ -13,7 +13,7 @@ import pytest
 from flake8_determinism import docs
 from flake8_determinism.checker import check_source
 from flake8_determinism.fix.cli import main as fix_main
-from flake8_determinism.rules import ALL_RULES
+from flake8_determinism.registry import ALL_RULES
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ROOT / docs.PAGES

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from flake8_determinism.fix import installed
+from flake8_determinism.rules.common import installed
 from flake8_determinism.fix.transform import fix_source
 from flake8_determinism.settings import Settings
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from flake8_determinism.analysis.project import model
-from flake8_determinism.fix import block
+from flake8_determinism.rules.common import block
 from flake8_determinism.fix.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fix_projects"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_determinism.fix import block, installed
+from flake8_determinism.rules.common import block, installed
 from flake8_determinism.fix.config import Flake8Config
 from flake8_determinism.fix.transform import fix_source
 from flake8_determinism.settings import Settings

@@ -45,7 +45,7 @@ from flake8_determinism.fix.config import Flake8Config
 from flake8_determinism.fix.transform import MAX_ROUNDS, fix_source, lint
 from flake8_determinism.plugin import DeterminismChecker
 from flake8_determinism.positions import start_positions
-from flake8_determinism.rules import ALL_RULES
+from flake8_determinism.registry import ALL_RULES
 from flake8_determinism.settings import Settings
 
 # -- Hypothesis settings -----------------------------------------------------------------

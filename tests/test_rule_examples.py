@@ -3,7 +3,7 @@
 import pytest
 
 from flake8_determinism.checker import check_source
-from flake8_determinism.rules import ALL_RULES
+from flake8_determinism.registry import ALL_RULES
 from flake8_determinism.settings import Settings
 
 INVALID = [(rule, src) for rule in ALL_RULES for src in rule.invalid]

@@ -1,11 +1,11 @@
-"""The run of an entry module (``rules/runs.py``): which uses it reaches, in what order, and
+"""The run of an entry module (``rules/common/runs.py``): which uses it reaches, in what order, and
 the messages of its one report per cause."""
 
 import textwrap
 
 from flake8_determinism.checker import analyse_source, check_source
 from flake8_determinism.positions import start_positions
-from flake8_determinism.rules.runs import run_of
+from flake8_determinism.rules.common.runs import run_of
 from flake8_determinism.settings import Settings
 from fixture_support import FIXTURES
 

@@ -18,7 +18,7 @@ import pytest
 from flake8.violation import Violation
 
 from flake8_determinism import RULE_DOCS_URL
-from flake8_determinism.rules import ALL_RULES
+from flake8_determinism.registry import ALL_RULES
 from flake8_determinism.sarif import sarif_log
 
 SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))

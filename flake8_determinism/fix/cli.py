@@ -217,7 +217,7 @@ def _size(path: str) -> int:
 def fix_file(job: Job) -> FileReport:
     """Fix one file; every failure becomes one line in the report, never a traceback."""
     from ..checker import Skipped
-    from ..rules import ALL_RULES, FIXABLE_RULES
+    from ..registry import ALL_RULES, FIXABLE_RULES
 
     # Writing reports what is left for the user; --check and --diff need only the rules that fix
     # (unless the counts are asked for: then they count as writing does).

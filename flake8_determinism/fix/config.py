@@ -7,7 +7,7 @@ import os
 import re
 from typing import Callable, Iterator, Optional, Sequence, Tuple
 
-from ..rules import ALL_RULES
+from ..registry import ALL_RULES
 from ..settings import Settings
 
 CODES = tuple(rule.code for rule in ALL_RULES)
@@ -88,7 +88,7 @@ _LINE_LENGTH = re.compile(r"^\s*line-length\s*=\s*(\d+)\s*(#.*)?$")
 def formatter_line_length(start: str) -> Optional[int]:
     """``line-length`` of ``[tool.black]`` or ``[tool.ruff]`` in the nearest ``pyproject.toml``
     above ``start`` (read as lines: Python < 3.11 has no TOML parser)."""
-    from .installed import nearest_texts
+    from ..rules.common.installed import nearest_texts
 
     for text in nearest_texts(start, ("pyproject.toml",)):
         section = ""

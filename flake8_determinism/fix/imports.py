@@ -15,7 +15,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from ..analysis.nodes import dotted_name, is_docstring
-from .block import statement_kind
+from ..rules.common.block import statement_kind
 
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY = range(4)
 # What Python 3.9 lacks ``sys.stdlib_module_names`` for: the standard modules a fix imports or

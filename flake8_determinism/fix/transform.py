@@ -14,9 +14,10 @@ import libcst as cst
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 
 from .. import checker
-from ..rules.det304 import calls_raising_op
-from . import block, imports, installed, placement, wrapping
-from .edits import SEED_WORKER, SEED_WORKER_OBJECTS, SEEDING, Fix
+from ..rules.common.cuda_ops import calls_raising_op
+from ..rules.common import block, installed, placement
+from . import imports, wrapping
+from ..rules.common.edits import SEED_WORKER, SEED_WORKER_OBJECTS, SEEDING, Fix
 from .config import silenced
 from .spelling import Spelling, assigned_at_top
 

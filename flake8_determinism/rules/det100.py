@@ -7,8 +7,9 @@ from ..tables.seeding import (
     MODEL_INIT_KEYWORD, NEW_HEAD_KEYWORDS, NEW_HEAD_SUFFIXES, NEW_WEIGHTS_CALLS, NEW_WEIGHTS_METHODS,
     PEFT_CONFIG_KEYWORD, TORCH,
 )
-from .base import Report, Rule, module_report, seeding_fix
-from .runs import run_of, seeds_nothing, unseeded_summary
+from .common.base import Report, Rule, module_report
+from .common.runs import DRAW_RULES, TRAINING_WORDS, run_of, seeds_nothing, trains_maybe, unseeded_summary
+from .common.seeding import seeding_fix
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -37,7 +38,7 @@ class UnseededTrainingScript(Rule):
     fixes = "safe"
     cross_module = True
     precheck_scope = "entry"
-    triggers = frozenset({"backward", "fit", "step", "Runner", "from_cfg"})
+    triggers = TRAINING_WORDS
     invalid = (
         "import torch\nmodel = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(model.parameters(), 0.1)\n"
         "loss = model(torch.ones(2)).sum()\nloss.backward()\nopt.step()\n",
@@ -93,12 +94,8 @@ class UnseededTrainingScript(Rule):
 
     def might_fire(self, text, settings) -> bool:
         # A run that trains, or that uses any global RNG (it may seed nothing).
-        from . import ALL_RULES
-        from .base import GlobalDrawRule
-
         return trains_maybe(text) or any(
-            rule.might_fire(text, settings) or rule.might_use(text, settings)
-            for rule in ALL_RULES if isinstance(rule, GlobalDrawRule)
+            rule.might_fire(text, settings) or rule.might_use(text, settings) for rule in DRAW_RULES
         )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
@@ -162,8 +159,3 @@ def _new_weights_first(ctx: FileContext, trainer) -> bool:
             return True
     return False
 
-
-def trains_maybe(text) -> bool:
-    """Pre-check for training: the training words, or any ``*Trainer`` (``SFTTrainer``,
-    ``BCOTrainer``, a subclass defined here...)."""
-    return text.has_any(UnseededTrainingScript.triggers) or "Trainer" in text.text

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..tables.rng_draws import PYTHON_RANDOM
 from ..tables.seeding import RANDOM
-from .base import GlobalDrawRule
+from .common.global_draws import GlobalDrawRule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

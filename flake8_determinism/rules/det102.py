@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..tables.rng_draws import NUMPY_LEGACY
 from ..tables.seeding import NUMPY
-from .base import GlobalDrawRule
+from .common.global_draws import GlobalDrawRule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

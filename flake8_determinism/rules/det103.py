@@ -12,10 +12,11 @@ from ..tables.rng_objects import (
     ALBUMENTATIONS_OWN_RNG_SINCE, ALBUMENTATIONS_REMOVED, ALBUMENTATIONS_REMOVED_PREFIX, ALBUMENTATIONS_SEEDING_METHODS,
     ALWAYS_UNSEEDED, DEFAULT_SAMPLER, STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS,
 )
-from ..fix import edits
-from .base import Report, Rule, last_parts
-from .monai_transforms import unseeded_monai_uses
-from .environments import environment_fix, unseeded_environments
+from .common import edits
+from .common.base import Report, Rule, last_parts
+from .common.seeding import optimizes_in_parallel
+from .common.monai_transforms import unseeded_monai_uses
+from .common.environments import environment_fix, unseeded_environments
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -164,7 +165,7 @@ class UnseededRngObject(Rule):
                 " entropy, so the trials differ every run (global seeding does not reach it) — pass"
                 " sampler=optuna.samplers.TPESampler(seed=SEED)" % ctx.spelling(site),
                 fix=edits.set_argument(site.node, "sampler", None, DEFAULT_SAMPLER, "pass a seeded sampler")
-                if ctx.facts.is_entry and not _optimizes_in_parallel(ctx) else None,
+                if ctx.facts.is_entry and not optimizes_in_parallel(ctx) else None,
             )
         composes = list(ctx.calls_to(ALBUMENTATIONS_COMPOSE))
         # (each test below only when the one before passes: the installed version is read last)
@@ -290,25 +291,9 @@ def _albumentations_own_rng() -> bool:
     return version is None or version >= ALBUMENTATIONS_OWN_RNG_SINCE
 
 
-def _optimizes_in_parallel(ctx: FileContext) -> bool:
-    """Trials run in several workers (``study.optimize(..., n_jobs=4)``, dask/ray/joblib tasks,
-    processes sharing a ``storage=``, or one run resuming the study a storage keeps):
-    each copy of one seeded sampler would suggest the same parameters (and a resumed one would
-    start its sequence again); a seed there needs one sampler per worker -- no single right fix."""
-    if ctx.index.imported_roots & PARALLEL_ROOTS:
-        return True
-    if any(find_arg(site.node, "storage") is not MISSING for site in ctx.calls_to(STUDY_FACTORIES)):
-        return True  # a shared storage: several worker processes run the same study
-    for site in ctx.index.calls:
-        if site.method_name == "optimize":
-            jobs = find_arg(site.node, "n_jobs")
-            if jobs is UNKNOWN or (jobs is not MISSING and literal(jobs) != (True, 1)):
-                return True
-    return False
 
 
 OPTUNA_SAMPLERS = "optuna.samplers."
-PARALLEL_ROOTS = frozenset({"dask", "distributed", "ray", "joblib", "multiprocessing", "concurrent"})
 
 
 def _seeded_by_its_class(ctx: FileContext, site) -> bool:
@@ -331,7 +316,7 @@ def _fix(ctx: FileContext, site) -> Optional[edits.Fix]:
     """Pass the module's seed (entry modules: in a library module the seed is the caller's)."""
     if not ctx.facts.is_entry:
         return None
-    if site.qualname.startswith(OPTUNA_SAMPLERS) and _optimizes_in_parallel(ctx):
+    if site.qualname.startswith(OPTUNA_SAMPLERS) and optimizes_in_parallel(ctx):
         return None  # a study resumed from its storage or shared by workers: one seed repeats the same trials
     if site.qualname in UNSEEDED_CONSTRUCTORS:
         keyword, position = UNSEEDED_CONSTRUCTORS[site.qualname]

@@ -7,7 +7,8 @@ from .._lazy import cst
 from ..analysis.args import MISSING, find_arg
 from ..tables.rng_draws import TENSOR_METHODS, TORCH_GLOBAL, TORCH_IGNORES_GENERATOR
 from ..tables.seeding import TORCH
-from .base import GlobalDrawRule, last_parts
+from .common.base import last_parts
+from .common.global_draws import GlobalDrawRule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

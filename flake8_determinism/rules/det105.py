@@ -16,8 +16,8 @@ from ..tables.rng_draws import DRAW_FRAMEWORK
 from ..tables.rng_objects import UNSEEDED_CONSTRUCTORS
 from ..tables.aliases import KNOWN_ROOTS
 from ..tables.run_uses import RNG_NAMES
-from .. import shapes
-from .base import Report, Rule
+from .common.base import Report, Rule
+from .common.seeding import seed_argument
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -114,7 +114,7 @@ class NonReproducibleSeed(Rule):
         whole = shape.whole
         if whole is not None and self._fires_without_draws(whole, settings):
             return True
-        return shapes.seed_from_call(shape.code.text)
+        return _seed_from_call(shape.code.text)
 
     def might_fire_through_project(self, text, settings) -> bool:
         return super().might_fire_through_project(text, settings) and text.search(_SEED_CALL_OR_ALIAS)
@@ -149,7 +149,7 @@ class NonReproducibleSeed(Rule):
                     " — pass randomness=dict(seed=SEED)" % ctx.spelling(site),
                 )
             else:
-                seed = self._seed_argument(ctx, site, name)
+                seed = seed_argument(ctx, site, name)
                 found = self._entropy_source(ctx, site, seed, depth=0) if seed is not None else None
                 if found is not None and found[1] not in sources_reported:
                     # One report per source: ``seed = int(time.time())`` feeding random, NumPy and
@@ -164,21 +164,6 @@ class NonReproducibleSeed(Rule):
             "%s() %s, so the run cannot be repeated — seed with a fixed, logged value (e.g. SEED = 0)"
             % (ctx.spelling(site), problem),
         )
-
-    @staticmethod
-    def _seed_argument(ctx: FileContext, site: CallSite, name: Optional[str]):
-        if name in UNSEEDED_CONSTRUCTORS:
-            where = UNSEEDED_CONSTRUCTORS[name]
-        elif name in T.SEED_ARGUMENT:
-            where = T.SEED_ARGUMENT[name]
-        elif name in T.SEED_REQUIRED:
-            where = T.SEED_REQUIRED[name]
-        elif ctx.facts.call_seeds(site) or site.method_name in T.OBJECT_SEED_METHODS:
-            where = ("seed", 0)
-        else:
-            return None
-        value = find_arg(site.node, *where)
-        return None if value in (MISSING, UNKNOWN) else value
 
     def _entropy_source(self, ctx: FileContext, site: CallSite, expr, depth: int) -> Optional[Tuple[str, int]]:
         """(what the seed comes from, id of the expression holding it) when ``expr`` is built from
@@ -362,3 +347,28 @@ _ENTROPY_CALL = re.compile(
 _ENTROPY_WORDS = frozenset(p.split(".")[0] for p in T.ENTROPY_PREFIXES) | frozenset(
     name.split(".")[i] for name in T.ENTROPY_CALLS for i in (-1, -2) if name.split(".")[i] not in ("os", "random")
 )
+
+
+# -- pre-check (second stage: the text and the ``ast`` tree flake8 built) --
+_SEEDING_CALL = re.compile(r"seed\w*\s*\(([^)]*)\)", re.IGNORECASE)
+_DEFAULT_CALL = re.compile(r"add_argument\([^)]*seed[^)]*default\s*=\s*[^,)]*\(", re.IGNORECASE)
+_HELD_NAME = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(?:[,)=]|$)")
+
+
+def _seed_from_call(text: str) -> bool:
+    """DET105: a seeding call (a callee named ``*seed*``) whose seed is made by a call -- in its
+    arguments, or assigned before to the name or ``a.b`` it is given -- or a seed option whose
+    default is made by a call.  From the text alone (RNG constructors are seeded by their first
+    argument the same way, and named so rarely that the rule's first stage covers them)."""
+    if _DEFAULT_CALL.search(text):
+        return True
+    names = set()
+    for match in _SEEDING_CALL.finditer(text):
+        arguments = match.group(1)
+        if "(" in arguments:
+            return True
+        held = _HELD_NAME.match(arguments)
+        if held:
+            names.add(held.group(1))
+    return any(re.search(r"^\s*%s\s*(?::[^=\n]*)?=[^=\n][^\n]*\(" % re.escape(name), text, re.MULTILINE)
+               for name in names)

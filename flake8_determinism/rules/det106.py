@@ -5,7 +5,8 @@ from typing import TYPE_CHECKING, Iterator
 from ..analysis.args import absent_or_none
 from ..tables.rng_draws import TF_DRAWS
 from ..tables.seeding import TF
-from .base import GlobalDrawRule, last_parts
+from .common.base import last_parts
+from .common.global_draws import GlobalDrawRule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

@@ -6,8 +6,8 @@ from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
 from ..analysis.nodes import named_parameters
 from .._lazy import cst
 from ..tables.sklearn import NOT_NONE, POSITIVE, SKLEARN_RANDOM_STATE, TEMPLATE_KEYWORDS
-from ..fix import edits
-from .base import Report, Rule
+from .common import edits
+from .common.base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

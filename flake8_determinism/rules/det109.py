@@ -7,8 +7,8 @@ from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
 from ..analysis.nodes import callee_name, calls_in, own_nodes
 from ..analysis.scopes import lookup
 from ..tables.seeding import FRAMEWORKS
-from ..fix import edits
-from .base import Report, Rule
+from .common import edits
+from .common.base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

@@ -7,8 +7,8 @@ from .._lazy import cst
 from ..analysis.nodes import callee_name, code_children, dotted_name, own_nodes
 from ..tables import resume as R
 from ..tables.run_uses import INITIALIZES
-from .base import Report, Rule
-from .runs import run_of
+from .common.base import Report, Rule
+from .common.runs import run_of
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

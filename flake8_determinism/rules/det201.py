@@ -4,9 +4,9 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import WORKER_INIT_FN
-from . import dataloader
-from ..fix import edits
-from .base import Report, Rule
+from .common import dataloader
+from .common import edits
+from .common.base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

@@ -6,7 +6,7 @@ from .._lazy import cst
 from ..analysis.nodes import self_attribute
 from ..tables import data_order as D
 from ..tables.rng_draws import NUMPY_LEGACY
-from .base import Report, Rule
+from .common.base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

@@ -4,9 +4,9 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import RANDOM_SAMPLERS
-from ..fix import edits
-from .base import Report, Rule, last_parts
-from .dataloader import generator_fix_withheld, seeded_generator
+from .common import edits
+from .common.base import Report, Rule, last_parts
+from .common.dataloader import generator_fix_withheld, seeded_generator
 
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst

@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..analysis.flow import order_used
 from .._lazy import cst
-from ..fix import edits
+from .common import edits
 from ..tables.data_order import (
     BUILD_ROOTS, BUILD_SCRIPT_NAMES, ITERATING_BUILTINS, LIST_LISTINGS, LISTINGS, PATH_LISTING_METHODS,
 )
-from .base import Report, Rule, last_parts
+from .common.base import Report, Rule, last_parts
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

@@ -8,8 +8,8 @@ from ..analysis.nodes import dotted_name, named_parameters
 from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, order_used, set_held_by
 from ..analysis.scopes import lookup
 from ..tables.data_order import ORDER_TAKING
-from ..fix import edits
-from .base import Report, Rule
+from .common import edits
+from .common.base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Iterator
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..analysis.switches import environ_update_items, subscript_key
 from ..tables.data_order import HASH_SEED_VARIABLE
-from .base import Report, Rule
+from .common.base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

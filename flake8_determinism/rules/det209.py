@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+import ast
 import re
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional
 
 from .._lazy import cst
 from ..analysis.body import scope_body
@@ -14,8 +15,8 @@ from ..analysis.nodes import code_children, dotted_name, self_attribute
 from ..analysis.scopes import enclosing_class, lookup
 from ..tables import data_order as T
 from ..tables.seeding import ENTROPY_CALLS, ENTROPY_PREFIXES
-from .. import shapes
-from .base import Report, Rule
+from .common.base import Report, Rule
+from .common.seeding import seed_argument
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -77,7 +78,7 @@ class HashDecidesResult(Rule):
     def might_fire_in(self, shape, settings) -> bool:
         # ``hash`` is in every ``__hash__`` and ``hashlib`` line: look for a call that can decide something.
         return super().might_fire_in(shape, settings) and (
-            shapes.hash_outside(shape.tree, shape.code.text, T.PROTOCOL_METHODS) or shapes.hash_as_key(shape.code.text))
+            _hash_outside(shape.tree, shape.code.text, T.PROTOCOL_METHODS) or _hash_as_key(shape.code.text))
     invalid = (
         "def fold(name: str) -> str:\n    return 'valid' if hash(name) % 10 == 0 else 'train'\n",
         "import os\nimport torch\n\ndef load(cache_dir, key):\n"
@@ -480,9 +481,7 @@ class _Walker:
 
 def _seed_argument(ctx: FileContext, site: CallSite):
     """The seed a seeding call or RNG constructor takes (DET105's reading of its arguments)."""
-    from .det105 import NonReproducibleSeed
-
-    return NonReproducibleSeed._seed_argument(ctx, site, ctx.qualname(site))
+    return seed_argument(ctx, site, ctx.qualname(site))
 
 
 def _operation(operation, operand, state: str):
@@ -540,3 +539,36 @@ def _file_shaped_around(fstring, expression) -> bool:
                 return True
             return isinstance(before, cst.FormattedStringText) and bool(_SEPARATOR_BEFORE.search(before.value))
     return False
+
+
+# -- pre-check (second stage: the text and the ``ast`` tree flake8 built) --
+_HASH_CALL = re.compile(r"(?<![\w.])hash\s*\(")
+
+
+def _hash_outside(tree: ast.Module, text: str, protocol: FrozenSet[str]) -> bool:
+    """DET209: a call of ``hash(...)`` (not in a comment) on a line outside the object protocol's
+    methods (``__hash__``...), found in the text and placed with the tree's classes only."""
+    lines = set()
+    for match in _HASH_CALL.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        if "#" not in text[start:match.start()]:
+            lines.add(text.count("\n", 0, match.start()) + 1)
+    if not lines:
+        return False
+    inside = set()
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.ClassDef):
+            stack.extend(node.body)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in protocol:
+            inside.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return not lines <= inside
+
+
+_HASH_KEY = re.compile(r"\bkey\s*=\s*hash\b")
+
+
+def _hash_as_key(text: str) -> bool:
+    """DET209: ``sorted(names, key=hash)``."""
+    return _HASH_KEY.search(text) is not None

@@ -3,11 +3,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, List, Optional
 
 from ..analysis.args import MISSING, UNKNOWN, constant, find_arg, literal
-from ..fix import edits
+from .common import edits
 from ..tables import data_order as D
-from .base import Report, Rule
-from .cudnn import _parameter_default, default_of
-from .dataloader import dataloaders, effective_call, flag, uses_workers
+from .common.base import Report, Rule
+from .common.cudnn import parameter_default, default_of
+from .common.dataloader import dataloaders, effective_call, flag, uses_workers
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -235,7 +235,7 @@ def _int_value(ctx: FileContext, node, site: CallSite) -> Optional[int]:
 
     known, value = constant(node, site.scope, site.order)
     if not known and isinstance(node, cst.Name):
-        known, value = _parameter_default(ctx, node.value, site.scope, site.order)
+        known, value = parameter_default(ctx, node.value, site.scope, site.order)
     return value if known and isinstance(value, int) and not isinstance(value, bool) else None
 
 

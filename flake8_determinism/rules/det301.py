@@ -11,9 +11,9 @@ from ..tables.determinism import (
     ALGORITHMS, ALGORITHMS_WARN_ONLY, AUTOTUNE_MODES, BENCHMARK_ON, CUDNN_BENCHMARK, INDUCTOR_DETERMINISTIC,
     MMENGINE_ENV_CFG, MMENGINE_RUNNERS, TORCH_COMPILE,
 )
-from ..fix import edits
-from .base import Report, Rule
-from .cudnn import flag_assignments
+from .common import edits
+from .common.base import Report, Rule
+from .common.cudnn import flag_assignments
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

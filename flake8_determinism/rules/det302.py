@@ -4,9 +4,9 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..tables.determinism import CUDNN_DETERMINISTIC, restores_defaults
-from ..fix import edits
-from .base import Report, Rule
-from .cudnn import flag_assignments
+from .common import edits
+from .common.base import Report, Rule
+from .common.cudnn import flag_assignments
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

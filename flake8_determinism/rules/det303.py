@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import os
-import re
 from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
@@ -13,11 +11,12 @@ from ..tables.determinism import (
     FRAMEWORK_SWITCHES, LIGHTNING_TRAINERS, MMENGINE_RANDOMNESS, MMENGINE_RUNNERS, NOT_CUDA_ROOTS, restores_defaults,
     TORCH_DETERMINISM, TORCH_TRAINING_ROOTS, ULTRALYTICS_ROOT, ULTRALYTICS_TRAIN, is_training_arguments,
 )
-from ..fix import edits
-from .base import Report, Rule, module_report
-from .runs import run_of
-from .det304 import calls_raising_op
-from .det100 import trains_maybe
+from .common import edits
+from .common.base import Report, Rule, module_report
+from .common.runs import run_of
+from .common.cuda_ops import calls_raising_op
+from .common.runs import trains_maybe
+from .common.seeding import measures_speed
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -174,13 +173,6 @@ _NATIVE_SWITCHES = (
 )
 
 
-_BENCHMARK = re.compile(r"(^|[_-])bench(mark)?s?([_-]|$)", re.IGNORECASE)
-
-
-def measures_speed(ctx: FileContext) -> bool:
-    """A benchmark script (``training_benchmark.py``, ``bench_gcn.py``): its result is a time."""
-    name = os.path.splitext(os.path.basename(ctx.filename or ctx.path or ""))[0]
-    return bool(_BENCHMARK.search(name))
 
 
 def _framework_fix(ctx: FileContext) -> edits.Fix:

@@ -1,34 +1,21 @@
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Iterator
 
-from .._lazy import cst
-from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..tables import cuda_ops as T
 from ..tables.determinism import (
     ALGORITHMS, ALGORITHMS_WARN_ONLY, CUDNN_DETERMINISTIC, ENABLERS, MMENGINE_RANDOMNESS, MS_DETERMINISTIC,
 )
-from .base import Report, Rule, last_parts
+from .common.base import Report, Rule, last_parts
+from .common.cuda_ops import NO, YES, condition, op_table, ops_of
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
 
-YES, NO, MAYBE = "yes", "no", "maybe"
-_METHOD = "torch.Tensor."
 # Words of the calls that can turn deterministic algorithms on (default mode needs one).
 _ENABLER_WORDS = last_parts(n for n, e in ENABLERS.items() if ALGORITHMS in e.switches) | {MMENGINE_RANDOMNESS}
 
-
-@lru_cache(maxsize=None)
-def _table(version: Tuple[int, int]):
-    """(qualified name -> ops, method name -> ops, pre-check words for default mode, for strict)."""
-    by_name = T.names_by_version(version)
-    methods = {n[len(_METHOD):]: ops for n, ops in by_name.items() if n.startswith(_METHOD)}
-    throws = last_parts(n for n, ops in by_name.items() if any(op.group == T.THROWS and op.visible for op in ops))
-    every = last_parts(by_name) | last_parts(T.MINDSPORE_ASCEND_OPS)
-    return by_name, methods, throws, every
 
 
 class NondeterministicCudaOp(Rule):
@@ -104,7 +91,7 @@ class NondeterministicCudaOp(Rule):
     )
 
     def might_fire(self, text, settings) -> bool:
-        _, _, throws, every = _table(settings.torch_version)
+        _, _, throws, every = op_table(settings.torch_version)
         if settings.strict:
             return text.has_any(every)
         return text.has_any(_ENABLER_WORDS) and text.has_any(throws)
@@ -117,10 +104,10 @@ class NondeterministicCudaOp(Rule):
         if not raising and not strict:
             return
         cudnn_deterministic = facts.turns_on(CUDNN_DETERMINISTIC)
-        by_name, methods, _, _ = _table(ctx.settings.torch_version)
+        by_name, methods, _, _ = op_table(ctx.settings.torch_version)
         for site in ctx.index.calls:
-            for op, is_method in self._ops(ctx, site, by_name, methods):
-                holds = _condition(op.arg, site.node, is_method)
+            for op, is_method in ops_of(ctx, site, by_name, methods):
+                holds = condition(op.arg, site.node, is_method)
                 if holds == NO:
                     continue
                 certain = holds == YES and op.visible
@@ -139,66 +126,6 @@ class NondeterministicCudaOp(Rule):
                 yield Report(site.node, "%s() varies slightly run to run on Ascend (%s) — call"
                              " mindspore.set_deterministic(True) (or set_context(deterministic='ON'))"
                              % (ctx.spelling(site), T.MINDSPORE_ASCEND_OPS[site.qualname]))
-
-    @staticmethod
-    def _ops(ctx: FileContext, site: CallSite, by_name, methods) -> List[Tuple[T.Op, bool]]:
-        qualname = ctx.qualname(site)
-        if qualname in by_name:
-            return [(op, qualname.startswith(_METHOD)) for op in by_name[qualname]]
-        func = site.node.func
-        if not isinstance(func, cst.Attribute) or not ctx.imports_torch:
-            return []
-        ops = methods.get(func.attr.value)
-        if not ops or not _is_tensor_receiver(ctx, site, func):
-            return []
-        return [(op, True) for op in ops]
-
-
-def calls_raising_op(ctx: FileContext) -> bool:
-    """Does the module call an op that raises under ``use_deterministic_algorithms(True)``
-    (its condition holding or unknown)?  The fix then turns it on with ``warn_only=True``."""
-    by_name, methods, _, _ = _table(ctx.settings.torch_version)
-    for site in ctx.index.calls:
-        for op, is_method in NondeterministicCudaOp._ops(ctx, site, by_name, methods):
-            if op.group == T.THROWS and _condition(op.arg, site.node, is_method) != NO:
-                return True
-    return False
-
-
-def _is_tensor_receiver(ctx: FileContext, site: CallSite, func) -> bool:
-    """The receiver is (possibly) a tensor.  Names other libraries use too need
-    a receiver that resolves into torch or a torch-only keyword."""
-    receiver = ctx.resolve(func.value, site)
-    if receiver is not None:
-        return receiver.startswith("torch.") and receiver.endswith(")")  # ``torch.ones(3).cumsum(0)``
-    keywords = T.AMBIGUOUS_METHODS.get(func.attr.value)
-    if keywords is None:
-        return True
-    return any(a.keyword is not None and a.keyword.value in keywords for a in site.node.args)
-
-
-def _condition(arg: Optional[T.Arg], call, is_method: bool) -> str:
-    if arg is None:
-        return YES
-    position = arg.position
-    if position is not None and is_method:
-        position -= 1
-    value = find_arg(call, arg.keyword, position)
-    if value is UNKNOWN:
-        return MAYBE
-    if value is MISSING:
-        return YES if arg.default in arg.values else NO
-    known, constant = literal(value)
-    for wanted in arg.values:
-        if wanted == T.GIVEN:
-            return YES
-        if wanted == T.NOT_NONE:
-            return YES if not known else NO if constant is None else YES
-        if wanted == T.TENSOR:
-            return NO if known else YES
-    if not known:
-        return MAYBE
-    return YES if constant in arg.values else NO
 
 
 def _name(ctx: FileContext, site: CallSite) -> str:

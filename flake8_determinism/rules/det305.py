@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ..tables.determinism import ALGORITHMS, CUBLAS_CHECK_REMOVED, CUBLAS_CONFIG, CUBLAS_VALUES, ENABLERS
-from .base import Report, Rule
+from .common.base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
 from ..tables.determinism import TF_GRADIENT_TAPE, TF_OP_DETERMINISM, TF_TRAINING_METHODS, TF_TRAINING_ROOTS
-from ..fix import edits
-from .base import Report, Rule, module_report
+from .common import edits
+from .common.base import Report, Rule, module_report
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast as _ast
 import builtins
 import re
-from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Set
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set
 
 from .._lazy import cst
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
@@ -11,8 +11,7 @@ from ..analysis.nodes import code_children, self_attribute
 from ..analysis.scopes import canonical, lookup
 from ..tables import memory as M
 from ..tables.aliases import KNOWN_ROOTS
-from .. import shapes
-from .base import Report, Rule
+from .common.base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -157,7 +156,7 @@ class UninitializedMemory(Rule):
 
     def might_fire_in(self, shape, settings) -> bool:
         # An ``empty`` call given to a parameter or buffer maker, as the rule's creations are.
-        return super().might_fire_in(shape, settings) and shapes.empty_held(
+        return super().might_fire_in(shape, settings) and _empty_held(
             shape.code.text, frozenset(self.triggers), M.HOLDER_WORDS)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
@@ -760,3 +759,13 @@ def _initializer_name(called: str) -> bool:
 def _initializing_name(method: str) -> bool:
     lowered = method.lower()
     return "init" in lowered or "reset" in lowered or "load" in lowered
+
+
+# -- pre-check (second stage: the text and the ``ast`` tree flake8 built) --
+def _empty_held(text: str, empty: FrozenSet[str], holders: FrozenSet[str]) -> bool:
+    """DET307: an ``empty`` call given to a parameter or buffer maker: the maker's call, then one
+    of the empty calls within its first arguments (the rule's creations are its first argument,
+    or ``register_buffer``'s second)."""
+    makers = re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(holders)))
+    calls = re.compile(r"\b(?:%s)\s*\(" % "|".join(sorted(empty)))
+    return any(calls.search(text, match.end(), match.end() + 400) for match in makers.finditer(text))

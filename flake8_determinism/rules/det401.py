@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ..tables.stochastic import DROPOUT
-from .stochastic import StochasticOpRule
+from .common.stochastic import StochasticOpRule
 
 
 class UnseededDropout(StochasticOpRule):

@@ -1,18 +1,18 @@
 from __future__ import annotations
 
+import ast
 import re
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional, Tuple
 
 from .._lazy import cst
 from ..analysis.args import MISSING, find_arg, literal
 from ..analysis.scopes import lookup
 from ..analysis.nodes import calls_in, code_children, identifiers_in, named_parameters
-from ..fix import edits
+from .common import edits
 from ..tables.seeding import TORCH
 from ..tables.stochastic import ALWAYS_ON_IN_FORWARD, DROPOUT
-from .. import shapes
-from .base import Report, Rule, last_parts
-from .stochastic import inert
+from .common.base import Report, Rule, last_parts
+from .common.stochastic import inert
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -117,7 +117,7 @@ class DropoutAtEvaluation(Rule):
         if code.has_any(KERAS_ROOTS) and code.search(_TRAINING_TRUE):
             return True
         if "forward" in code and code.has_any(_FUNCTIONAL_WORDS) and code.search(_FUNCTIONAL_CALL) \
-                and shapes.functional_in_forward(shape.tree, _FUNCTIONAL_WORDS):
+                and _functional_in_forward(shape.tree, _FUNCTIONAL_WORDS):
             return True
         return shape.is_entry and code.has_any(self.triggers)  # the evaluation case: entry modules only
 
@@ -396,3 +396,31 @@ def _message(spelling: str) -> str:
 def _fix(call, self_name: str):
     what = "pass training=%s.training" % self_name
     return edits.set_argument(call, "training", None, "%s.training" % self_name, what, safe=False)
+
+
+# -- pre-check (second stage: the text and the ``ast`` tree flake8 built) --
+def _functional_in_forward(tree: ast.Module, functionals: FrozenSet[str]) -> bool:
+    """DET403: a dropout functional in a ``forward`` without its ``training`` argument."""
+    for function, call in _calls_in_functions(tree):
+        if function == "forward" and _callee(call) in functionals:
+            if len(call.args) < 3 and not any(k.arg == "training" or k.arg is None for k in call.keywords):
+                return True
+    return False
+
+
+def _calls_in_functions(tree: ast.Module) -> Iterator[Tuple[str, ast.Call]]:
+    """(name of the innermost enclosing function, or "", call) for every call."""
+    stack = [("", node) for node in tree.body]
+    while stack:
+        function, node = stack.pop()
+        kind = type(node)
+        if kind is ast.Call:
+            yield function, node
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+            function = node.name
+        stack.extend((function, child) for child in ast.iter_child_nodes(node))
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""

@@ -33,7 +33,7 @@ from ...tables.run_uses import TORCH_MODEL_BUILDER_PREFIXES
 from ...tables.run_uses import EVAL_METHODS, PARAMETER_CLASSES, TORCH_MODEL_BUILDERS, TRAIN_MODE_METHODS
 from ...tables.run_uses import GPU_KEYWORDS, GPU_PICKING, WEIGHT_LAYERS, loads_weights, names_gpu
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
-from ...precheck import dotted
+from ..ast_names import dotted
 from ..scopes import canonical
 
 VERSION = 26
@@ -49,7 +49,7 @@ _DRAW_TABLES = (
     (PYTHON_RANDOM, T.RANDOM), (NUMPY_LEGACY, T.NUMPY), (frozenset(TF_DRAWS), T.TF),
     (frozenset(MINDSPORE_DRAWS), T.MS),
 )
-# What a class's data-loading methods draw (DET201): see rules/dataloader.py.
+# What a class's data-loading methods draw (DET201): see rules/common/dataloader.py.
 NOTHING, RESEEDED, UNSEEN, COPIED = 0, 1, 2, 3
 
 
@@ -528,7 +528,7 @@ class _Summarizer:
 
     def _dataset_randomness(self, key: str, methods) -> tuple:
         """(level, phrase, draws from NumPy's global RNG): what the class's methods draw, as
-        ``rules/dataloader.py`` grades a dataset visible in the same module."""
+        ``rules/common/dataloader.py`` grades a dataset visible in the same module."""
         for attribute, assigned in self.self_attributes.get(key, {}).items():
             for value, scope in assigned:
                 if isinstance(value, ast.Call) and self.resolve(value.func, scope) in D.RNG_OBJECTS:

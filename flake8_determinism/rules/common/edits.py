@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Callable, FrozenSet, NamedTuple, Optional, Sequence, Tuple
 
-from .._lazy import cst
+from ..._lazy import cst
 
-# Module-level needs (the block, ``fix/block.py``, fills them once).
+# Module-level needs (the block, ``rules/common/block.py``, fills them once).
 SEEDING = "seeding"  # seed every framework the module uses (DET100-DET107)
 TORCH_DETERMINISM = "torch-determinism"  # deterministic kernels (DET303)
 TF_DETERMINISM = "tf-determinism"  # TF op determinism (DET306)
@@ -37,7 +37,7 @@ class Fix(NamedTuple):
     safe: bool = True
     # Applied in the round after the run's seeding is inserted: it then takes the run's own seed.
     after_seeding: bool = False
-    # (qualified name, keyword) the installed framework must accept (``fix/installed.py``),
+    # (qualified name, keyword) the installed framework must accept (``rules/common/installed.py``),
     # else ``fallback`` is applied instead (None: nothing).
     requires: Tuple[Tuple[str, str], ...] = ()
     fallback: Optional["Fix"] = None

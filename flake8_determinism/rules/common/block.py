@@ -13,13 +13,13 @@ from typing import FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 import libcst as cst
 
-from ..analysis.args import seed_arguments
-from ..analysis.nodes import calls_in, dotted_name, is_docstring
-from ..tables import seeding as T
-from ..tables.determinism import (
+from ...analysis.args import seed_arguments
+from ...analysis.nodes import calls_in, dotted_name, is_docstring
+from ...tables import seeding as T
+from ...tables.determinism import (
     ALGORITHMS, ALGORITHMS_WARN_ONLY, CUBLAS_CHECK_REMOVED, CUBLAS_CONFIG, CUDNN_DETERMINISTIC, TF_OP_DETERMINISM,
 )
-from ..tables.entry import is_declarative_call
+from ...tables.entry import is_declarative_call
 from . import edits, installed, placement
 
 DGL, MXNET = "dgl", "mxnet"
@@ -166,7 +166,7 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
 
 def _imported_in_project(ctx) -> bool:
     """Does a module of the project import this one (unknown in a tree too large: yes)?"""
-    from ..analysis.project.model import importers_of
+    from ...analysis.project.model import importers_of
 
     view = ctx.project
     if view is None:
@@ -180,7 +180,7 @@ def _completion(ctx, used) -> Optional[Tuple[object, Tuple[str, ...]]]:
     but not all it uses: the lines for the others, with the same seed, right after its last
     seeding statement -- rather than a second block with a seed of its own.  None when the
     run seeds nothing here, its seed is not a plain value, or a use comes before it."""
-    from ..rules.runs import run_of
+    from .runs import run_of
 
     run = run_of(ctx)
     if run is None:
@@ -365,9 +365,9 @@ def run_frameworks(ctx) -> FrozenSet[str]:
     """What seeding a run covers: the frameworks the module imports and those its run uses
     through project modules, plus ``random`` and NumPy's global RNG, which libraries draw from
     without the script naming them (NumPy when it is importable here)."""
-    from ..rules.runs import run_of
+    from .runs import run_of
 
-    from ..rules.base import estimator_configs, reseeding_builders
+    from .seeding import estimator_configs, reseeding_builders
 
     used = set(used_frameworks(ctx)) | {T.RANDOM}
     if _importable("numpy"):

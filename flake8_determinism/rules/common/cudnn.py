@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 
-from .._lazy import cst
-from ..analysis.args import MISSING, find_arg, literal
-from ..analysis.nodes import identifiers_in, named_parameters
-from ..analysis.options import option_default_value
-from ..analysis.scopes import lookup
+from ..._lazy import cst
+from ...analysis.args import MISSING, find_arg, literal
+from ...analysis.nodes import identifiers_in, named_parameters
+from ...analysis.options import option_default_value
+from ...analysis.scopes import lookup
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
-    from ..analysis.context import FileContext
-    from ..analysis.index import Assignment
+    from ...analysis.context import FileContext
+    from ...analysis.index import Assignment
 
 
 def flag_assignments(ctx: FileContext, qualname: str, value: bool,
@@ -61,7 +61,7 @@ def default_of(ctx: FileContext, expr, scope, order, wanted: bool) -> str:
         known, value = option_default_value(ctx, expr)
         how = "args.%s defaults to %%r" % expr.attr.value
     elif isinstance(expr, cst.Name):
-        known, value = _parameter_default(ctx, expr.value, scope, order)
+        known, value = parameter_default(ctx, expr.value, scope, order)
         how = "the parameter %s defaults to %%r" % expr.value
     if not known or not isinstance(value, bool):
         return ""
@@ -98,7 +98,7 @@ def _mentions_seed(expr) -> bool:
     return any("seed" in name.lower() for name in identifiers_in(expr))
 
 
-def _parameter_default(ctx: FileContext, name: str, scope, order) -> Tuple[bool, object]:
+def parameter_default(ctx: FileContext, name: str, scope, order) -> Tuple[bool, object]:
     """The literal default of a parameter of the enclosing function that no call in this module
     passes (every caller here leaves it to the default); (False, None) otherwise."""
     binding = lookup(scope, name, order)

@@ -12,7 +12,7 @@ from typing import Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from ..tables.run_uses import SEEDED_BY
+from ...tables.run_uses import SEEDED_BY
 from .block import statement_call
 from .edits import Fix
 

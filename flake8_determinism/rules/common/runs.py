@@ -20,29 +20,40 @@ import os
 import re
 from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
-from ..analysis.args import MISSING, find_arg, seed_arguments
-from ..analysis.body import only_feeds
-from ..analysis.options import option_destination
-from ..tables import data_order as D
-from ..tables import seeding as T
-from ..tables.entry import TRACING_CALLS, TRACING_METHODS
-from ..tables.run_uses import (
+from ...analysis.args import MISSING, find_arg, seed_arguments
+from ...analysis.body import only_feeds
+from ...analysis.options import option_destination
+from ...tables import data_order as D
+from ...tables import seeding as T
+from ...tables.entry import TRACING_CALLS, TRACING_METHODS
+from ...tables.run_uses import (
     INIT_PREFIX, LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS,
     WEIGHT_LAYERS,
 )
-from ..tables.run_uses import GPU_KEYWORDS, GPU_PICKING, TRAINING_SWITCHES, names_gpu
-from ..tables.run_uses import (
+from ...tables.run_uses import GPU_KEYWORDS, GPU_PICKING, TRAINING_SWITCHES, names_gpu
+from ...tables.run_uses import (
     EVAL_METHODS, INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY, TRAIN_MODE_METHODS,
     loads_weights,
 )
-from ..tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
-from .._lazy import cst
+from ...tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
+from ..._lazy import cst
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
-    from ..analysis.context import FileContext
-    from ..analysis.index import CallSite
+    from ...analysis.context import FileContext
+    from ...analysis.index import CallSite
 
 MAX_NAMED = 3  # uses named in a message, per RNG
+# The seeding rules of the global RNGs (``global_draws.GlobalDrawRule`` registers each subclass):
+# the run asks each which calls draw from its RNG.  Filled when the rules are imported (``registry``).
+DRAW_RULES: list = []
+# Words without one of which (or a ``*Trainer``) a module cannot train (the pre-check).
+TRAINING_WORDS = frozenset({"backward", "fit", "step", "Runner", "from_cfg"})
+
+
+def trains_maybe(text) -> bool:
+    """Pre-check for training: the training words, or any ``*Trainer`` (``SFTTrainer``,
+    ``BCOTrainer``, a subclass defined here...)."""
+    return text.has_any(TRAINING_WORDS) or "Trainer" in text.text
 
 # The seeding rules and the global RNGs each one reports.
 FRAMEWORKS_OF = {
@@ -193,16 +204,12 @@ class Run:
         return self.ctx.facts.in_entry_code(site)
 
     def _local_uses(self) -> None:
-        from . import ALL_RULES
-        from .base import GlobalDrawRule
-
         ctx = self.ctx
-        for rule in ALL_RULES:
-            if isinstance(rule, GlobalDrawRule):
-                for site in rule.draws(ctx):
-                    if self._reached(site) and not only_feeds(ctx, site, TRACING_CALLS, TRACING_METHODS):
-                        verb = INITIALIZES if _builds_a_parameter(ctx, site) else "draws"
-                        self._add(rule.framework, site, "%s (%s())" % (verb, ctx.spelling(site)))
+        for rule in DRAW_RULES:
+            for site in rule.draws(ctx):
+                if self._reached(site) and not only_feeds(ctx, site, TRACING_CALLS, TRACING_METHODS):
+                    verb = INITIALIZES if _builds_a_parameter(ctx, site) else "draws"
+                    self._add(rule.framework, site, "%s (%s())" % (verb, ctx.spelling(site)))
         self._stochastic_uses()
         for site in ctx.calls_to(WEIGHT_LAYERS):
             if self._reached(site):
@@ -236,7 +243,7 @@ class Run:
 
     def _data_uses(self) -> None:
         from .dataloader import dataloaders, effective_call, shuffles
-        from .det203 import unseeded_shuffle
+        from .shuffles import unseeded_shuffle
 
         ctx = self.ctx
         for site in ctx.index.calls:
@@ -327,7 +334,7 @@ class Run:
 
     def _place(self, uses) -> None:
         """Lines of the entry module's uses a message names: one regeneration for all of them."""
-        from ..positions import start_positions
+        from ...positions import start_positions
 
         wanted = [use.node for use in uses if not use.where and id(use.node) not in self._lines]
         if wanted:
@@ -516,7 +523,7 @@ def _rng_names(code: str, uses) -> str:
 
 
 def _spelled_call(node) -> str:
-    from ..analysis.nodes import dotted_name
+    from ...analysis.nodes import dotted_name
 
     spelled = dotted_name(getattr(node, "func", None))
     return "%s()" % spelled if spelled else "this call"
@@ -567,8 +574,8 @@ def _training_call(ctx: FileContext, site: CallSite) -> bool:
 def _to_training_mode(site: CallSite) -> bool:
     """``model.train()``, MindSpore's ``net.set_train()``, ``Model(...).train(epochs, data)``: a run
     that puts a model in training mode trains (MindSpore's loop has no ``.backward()``)."""
-    from ..analysis.args import literal
-    from ..analysis.nodes import dotted_name
+    from ...analysis.args import literal
+    from ...analysis.nodes import dotted_name
 
     if not isinstance(site.node.func, cst.Attribute) or site.method_name not in TRAIN_MODE_METHODS:
         return False
@@ -638,7 +645,7 @@ def _builds_a_parameter(ctx: FileContext, site: CallSite) -> bool:
 
 def _to_evaluation_mode(site: CallSite) -> bool:
     """``model.eval()``, ``model.train(False)``, MindSpore's ``net.set_train(False)``."""
-    from ..analysis.args import literal
+    from ...analysis.args import literal
 
     args = site.node.args
     if not isinstance(site.node.func, cst.Attribute):
@@ -649,7 +656,7 @@ def _to_evaluation_mode(site: CallSite) -> bool:
 
 
 def _none_or_false(value) -> bool:
-    from ..analysis.args import literal
+    from ...analysis.args import literal
 
     known, constant = literal(value)
     return known and not constant

@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
 
-from .._lazy import cst
-from ..analysis.args import MISSING, UNKNOWN, constant, find_arg, is_none, literal
-from ..analysis.nodes import dotted_name
-from ..analysis.scopes import enclosing_class, lookup
-from ..fix import edits
-from ..tables import data_order as D
-from ..tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
-from ..tables.seeding import TORCH
-from ..tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
+from ..._lazy import cst
+from ...analysis.args import MISSING, UNKNOWN, constant, find_arg, is_none, literal
+from ...analysis.nodes import dotted_name
+from ...analysis.scopes import enclosing_class, lookup
+from . import edits
+from ...tables import data_order as D
+from ...tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS, TF_DRAWS, TORCH_GLOBAL
+from ...tables.seeding import TORCH
+from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
-    from ..analysis.context import FileContext
-    from ..analysis.index import CallSite
+    from ...analysis.context import FileContext
+    from ...analysis.index import CallSite
 
 TRIGGERS = frozenset({"DataLoader"})
 
@@ -89,8 +89,8 @@ def seeded_generator(ctx: FileContext, site: CallSite) -> Tuple[str, bool]:
 
 def generator_fix_withheld(ctx: FileContext, site: CallSite) -> bool:
     """No ``generator=`` fix (DET202, DET205): the call runs again and again in one run, or the
-    module is one a seed answers nothing in (``base.seeding_changes_nothing``)."""
-    from .base import seeding_changes_nothing
+    module is one a seed answers nothing in (``seeding.seeding_changes_nothing``)."""
+    from .seeding import seeding_changes_nothing
 
     return runs_repeatedly(ctx, site) or seeding_changes_nothing(ctx)
 
@@ -99,7 +99,7 @@ def runs_repeatedly(ctx: FileContext, site: CallSite, depth: int = 0) -> bool:
     """The call runs again and again in one run: inside a loop of its body, or in a function
     called from a loop (``for trial in range(n): main(args)``).  A generator seeded there with a
     fixed seed would give every epoch or trial the same order (or split): not fixed."""
-    from ..analysis.body import scope_body
+    from ...analysis.body import scope_body
 
     body = scope_body(ctx, site)
     node = body.parents.get(id(site.node))

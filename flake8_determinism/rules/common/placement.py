@@ -15,9 +15,9 @@ from typing import List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 
-from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..analysis.body import walk_with_parents
-from ..analysis.nodes import is_docstring
+from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ...analysis.body import walk_with_parents
+from ...analysis.nodes import is_docstring
 
 # ``--seed``, ``--manualSeed``, ``--random-seed``, ``--rng_seed``: the run's own seed option.
 SEED_OPTION = re.compile(r"^-{1,2}(?:manual|random|rng|global|train)?[-_]?seed$", re.IGNORECASE)

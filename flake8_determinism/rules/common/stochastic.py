@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Dict, Iterator
 
-from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
-from ..tables.stochastic import Stochastic
+from ...analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
+from ...tables.stochastic import Stochastic
 from .base import Report, Rule, last_parts
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
-    from ..analysis.context import FileContext
-    from ..analysis.index import CallSite
+    from ...analysis.context import FileContext
+    from ...analysis.index import CallSite
 
 class StochasticOpRule(Rule):
     """Reports every op of a table, seeded or not (strict mode)."""

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
-from .._lazy import cst
+from ..._lazy import cst
 
-from ..analysis.args import MISSING, find_arg
-from ..analysis.body import scope_body
-from ..analysis.nodes import named_parameters
-from ..fix import edits
-from ..tables.rng_objects import ENV_MAKERS, ENV_SEEDING_METHODS
+from ...analysis.args import MISSING, find_arg
+from ...analysis.body import scope_body
+from ...analysis.nodes import named_parameters
+from . import edits
+from ...tables.rng_objects import ENV_MAKERS, ENV_SEEDING_METHODS
 
 if TYPE_CHECKING:
-    from ..analysis.context import FileContext
-    from ..analysis.index import CallSite
+    from ...analysis.context import FileContext
+    from ...analysis.index import CallSite
 
 
 def unseeded_environments(ctx: FileContext) -> Iterator[Tuple[CallSite, List[CallSite]]]:
@@ -44,7 +44,7 @@ def unseeded_environments(ctx: FileContext) -> Iterator[Tuple[CallSite, List[Cal
 def environment_fix(ctx: FileContext, site: CallSite, resets: List[CallSite]) -> Optional[edits.Fix]:
     """Entry modules: seed the first reset when it runs once, else one seeded reset after ``make``.
     Only where the installed gym (or gymnasium) takes ``reset(seed=...)``: gym < 0.22 has
-    ``env.seed`` instead, and a reset with a seed there raises (``fix/installed.py``)."""
+    ``env.seed`` instead, and a reset with a seed there raises (``rules/common/installed.py``)."""
     if not ctx.facts.is_entry:
         return None
     root = (site.qualname or "").split(".", 1)[0]

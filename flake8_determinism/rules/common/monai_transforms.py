@@ -23,20 +23,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Tuple
 
-from .._lazy import cst
-from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..analysis.nodes import code_children
-from ..analysis.scopes import lookup
-from ..tables.rng_objects import (
+from ..._lazy import cst
+from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ...analysis.nodes import code_children
+from ...analysis.scopes import lookup
+from ...tables.rng_objects import (
     MONAI_COMPOSE, MONAI_DATASETS, MONAI_RANDOM_TRANSFORMS, MONAI_SEEDING_METHOD, MONAI_SET_DETERMINISM,
     MONAI_TRANSFORM_PREFIXES, MONAI_WORKER_INIT, TORCH_DATALOADER,
 )
-from ..tables.data_order import WORKER_INIT_FN
-from ..tables.seeding import NUMPY
+from ...tables.data_order import WORKER_INIT_FN
+from ...tables.seeding import NUMPY
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
-    from ..analysis.context import FileContext
-    from ..analysis.index import CallSite
+    from ...analysis.context import FileContext
+    from ...analysis.index import CallSite
 
 
 def unseeded_monai_uses(ctx: FileContext) -> Iterator[Tuple[CallSite, bool]]:

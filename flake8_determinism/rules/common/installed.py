@@ -13,7 +13,7 @@ import os
 from functools import lru_cache
 from typing import List, Optional, Tuple
 
-from ..tables.determinism import LIGHTNING_TRAINERS, MMENGINE_RUNNERS, is_training_arguments
+from ...tables.determinism import LIGHTNING_TRAINERS, MMENGINE_RUNNERS, is_training_arguments
 
 # What a fix calls -> (package, its module file, the definition there).  A definition the file
 # only imports (``from lightning_fabric.utilities.seed import seed_everything``) is followed.

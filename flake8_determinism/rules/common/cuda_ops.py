@@ -1,0 +1,90 @@
+"""Which CUDA ops with a nondeterministic kernel a call makes, and whether the condition under
+which it does holds (DET304's table, DET303's ``warn_only`` choice, the codemod's seeding block)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, List, Optional, Tuple
+
+from ..._lazy import cst
+from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ...tables import cuda_ops as T
+from .base import last_parts
+
+if TYPE_CHECKING:  # only for annotations: importing them would load libcst
+    from ...analysis.context import FileContext
+    from ...analysis.index import CallSite
+
+YES, NO, MAYBE = "yes", "no", "maybe"
+_METHOD = "torch.Tensor."
+
+
+@lru_cache(maxsize=None)
+def op_table(version: Tuple[int, int]):
+    """(qualified name -> ops, method name -> ops, pre-check words for default mode, for strict)."""
+    by_name = T.names_by_version(version)
+    methods = {n[len(_METHOD):]: ops for n, ops in by_name.items() if n.startswith(_METHOD)}
+    throws = last_parts(n for n, ops in by_name.items() if any(op.group == T.THROWS and op.visible for op in ops))
+    every = last_parts(by_name) | last_parts(T.MINDSPORE_ASCEND_OPS)
+    return by_name, methods, throws, every
+
+
+def ops_of(ctx: FileContext, site: CallSite, by_name, methods) -> List[Tuple[T.Op, bool]]:
+    """The ops of the table that ``site`` calls, each with whether it is called as a method."""
+    qualname = ctx.qualname(site)
+    if qualname in by_name:
+        return [(op, qualname.startswith(_METHOD)) for op in by_name[qualname]]
+    func = site.node.func
+    if not isinstance(func, cst.Attribute) or not ctx.imports_torch:
+        return []
+    ops = methods.get(func.attr.value)
+    if not ops or not is_tensor_receiver(ctx, site, func):
+        return []
+    return [(op, True) for op in ops]
+
+
+def calls_raising_op(ctx: FileContext) -> bool:
+    """Does the module call an op that raises under ``use_deterministic_algorithms(True)``
+    (its condition holding or unknown)?  The fix then turns it on with ``warn_only=True``."""
+    by_name, methods, _, _ = op_table(ctx.settings.torch_version)
+    for site in ctx.index.calls:
+        for op, is_method in ops_of(ctx, site, by_name, methods):
+            if op.group == T.THROWS and condition(op.arg, site.node, is_method) != NO:
+                return True
+    return False
+
+
+def is_tensor_receiver(ctx: FileContext, site: CallSite, func) -> bool:
+    """The receiver is (possibly) a tensor.  Names other libraries use too need
+    a receiver that resolves into torch or a torch-only keyword."""
+    receiver = ctx.resolve(func.value, site)
+    if receiver is not None:
+        return receiver.startswith("torch.") and receiver.endswith(")")  # ``torch.ones(3).cumsum(0)``
+    keywords = T.AMBIGUOUS_METHODS.get(func.attr.value)
+    if keywords is None:
+        return True
+    return any(a.keyword is not None and a.keyword.value in keywords for a in site.node.args)
+
+
+def condition(arg: Optional[T.Arg], call, is_method: bool) -> str:
+    if arg is None:
+        return YES
+    position = arg.position
+    if position is not None and is_method:
+        position -= 1
+    value = find_arg(call, arg.keyword, position)
+    if value is UNKNOWN:
+        return MAYBE
+    if value is MISSING:
+        return YES if arg.default in arg.values else NO
+    known, constant = literal(value)
+    for wanted in arg.values:
+        if wanted == T.GIVEN:
+            return YES
+        if wanted == T.NOT_NONE:
+            return YES if not known else NO if constant is None else YES
+        if wanted == T.TENSOR:
+            return NO if known else YES
+    if not known:
+        return MAYBE
+    return YES if constant in arg.values else NO
