@@ -112,9 +112,15 @@ def docstring(rule) -> Docstring:
     return doc
 
 
+# The environment the pages are generated in, whatever the machine has installed: NumPy
+# importable, a current albumentations, no framework whose signatures a fix reads.
+PAGE_ENVIRONMENT = {"numpy_importable": True, "albumentations_version": "2.0.8", "frameworks": ()}
+
+
 def settings_for(rule) -> Settings:
-    """The rule's ``example_settings``, with the newest known torch as the default target."""
-    values = {"torch_version": "%d.%d" % NEWEST_KNOWN_TORCH}
+    """The rule's ``example_settings``, with the newest known torch as the default target, in
+    ``PAGE_ENVIRONMENT``."""
+    values = {"torch_version": "%d.%d" % NEWEST_KNOWN_TORCH, **PAGE_ENVIRONMENT}
     values.update(rule.example_settings)
     return Settings.from_values(**values)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from flake8_determinism.analysis.project import model
-from flake8_determinism.rules.common import block
+from flake8_determinism import settings
 from flake8_determinism.fix.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fix_projects"
@@ -32,7 +32,7 @@ def files_of(root: Path) -> dict:
 
 @pytest.fixture(autouse=True)
 def numpy_importable(monkeypatch):
-    monkeypatch.setattr(block, "_importable", lambda name: True)
+    monkeypatch.setattr(settings, "importable", lambda name: True)  # read into Settings
 
 
 def fix_project(project: Path, extra, monkeypatch, capsys, *options) -> int:
@@ -128,7 +128,7 @@ def test_importing_a_fixed_module_leaves_the_importers_streams_alone(name, tmp_p
 def regenerate() -> None:  # pragma: no cover - a maintainer's tool: python tests/test_fix_projects.py
     import tempfile
 
-    block._importable = lambda name: True
+    settings.importable = lambda name: True
     for name in CASES:
         with tempfile.TemporaryDirectory() as tmp:
             project = Path(tmp) / name

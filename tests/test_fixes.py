@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_determinism.rules.common import block, installed
+from flake8_determinism.rules.common import installed
 from flake8_determinism.fix.config import Flake8Config
 from flake8_determinism.fix.transform import fix_source
 from flake8_determinism.settings import Settings
@@ -28,17 +28,10 @@ def _options(source: str) -> dict:
 
 
 @pytest.fixture(autouse=True)
-def numpy_importable(monkeypatch):
-    """The outputs seed NumPy's global RNG as where NumPy is installed (``.ci/run`` also runs
-    these on Pythons without it); ``test_numpy_seeded_only_where_importable`` covers the rest."""
-    monkeypatch.setattr(block, "_importable", lambda name: True)
-
-
-@pytest.fixture(autouse=True)
 def frameworks_installed(monkeypatch):
     """Framework-native fixes as where today's transformers, Lightning, accelerate and mmengine
     are installed (the suite has none of them); ``tests/test_fix_installed.py`` covers the rest."""
-    monkeypatch.setattr(installed, "accepts", lambda name, keyword: True)
+    monkeypatch.setattr(installed, "accepts", lambda name, keyword, frameworks=None: True)
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +39,12 @@ def noqa_options():
     return Flake8Config().noqa_options()
 
 
-def fix(source: str, name: str, noqa_options):
+def fix(source: str, name: str, noqa_options, numpy_importable: bool = True):
+    """The outputs seed NumPy's global RNG as where NumPy is installed (``.ci/run`` also runs
+    these on Pythons without it); ``test_numpy_seeded_only_where_importable`` covers the rest."""
     options = _options(source)
-    settings = Settings.from_values(strict=options["strict"], torch_version=options["torch"])
+    settings = Settings.from_values(strict=options["strict"], torch_version=options["torch"],
+                                    numpy_importable=numpy_importable)
     return fix_source(source, settings, 0, options["unsafe"], noqa=noqa_options, filename=name)
 
 
@@ -71,13 +67,12 @@ def test_fix(name, noqa_options):
     assert [p.finding for p in again.found] == [p.finding for p in result.left], "what was fixed is reported again"
 
 
-def test_numpy_seeded_only_where_importable(monkeypatch, noqa_options):
+def test_numpy_seeded_only_where_importable(noqa_options):
     """A run that never names NumPy still gets ``np.random.seed`` (libraries draw from it), but
     only where NumPy can be imported: elsewhere the added import would break the script."""
     source = (FIXTURES / "main_parses_options.in.py").read_text()
     assert "np.random.seed(opt.manualSeed)" in fix(source, "main_parses_options.py", noqa_options).source
-    monkeypatch.setattr(block, "_importable", lambda name: name != "numpy")
-    fixed = fix(source, "main_parses_options.py", noqa_options).source
+    fixed = fix(source, "main_parses_options.py", noqa_options, numpy_importable=False).source
     assert "numpy" not in fixed and "random.seed(opt.manualSeed)" in fixed
 
 

@@ -384,17 +384,18 @@ def test_an_edited_file_is_linted_again(tmp_path, linted):
 
 
 def test_cached_findings_are_keyed_by_the_installed_code():
-    """A development checkout changes its rules without a new version number: findings cached
-    by the old code must not come back (the key holds each module's size and mtime)."""
-    from flake8_determinism.analysis.project import results
+    """A development checkout changes its rules without a new version number: findings and
+    summaries cached by the old code must not come back (the stamp holds each module's size
+    and mtime, and names the stores' folders)."""
+    from flake8_determinism.analysis.project import results, store
 
     module = Path(results.__file__)
-    before = results._code_stamp.__wrapped__()
-    assert results._code_stamp.__wrapped__() == before
+    before = store.code_stamp.__wrapped__()
+    assert store.code_stamp.__wrapped__() == before
     info = module.stat()
     try:
         os.utime(str(module), ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
-        assert results._code_stamp.__wrapped__() != before
+        assert store.code_stamp.__wrapped__() != before
     finally:
         os.utime(str(module), ns=(info.st_atime_ns, info.st_mtime_ns))
-    assert results._code_stamp.__wrapped__() == before
+    assert store.code_stamp.__wrapped__() == before

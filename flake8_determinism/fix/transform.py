@@ -168,8 +168,8 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
     current, left = source, found
     for _ in range(1 if only else MAX_ROUNDS):
         chosen = [p for p in left if only(p.finding)] if only else left
-        fixes = [f for f in (installed_fix(p.fix) for p in chosen if p.fix is not None and (p.fix.safe or unsafe))
-                 if f is not None]
+        fixes = [f for f in (installed_fix(p.fix, settings) for p in chosen
+                             if p.fix is not None and (p.fix.safe or unsafe)) if f is not None]
         if not fixes or ctx is None:
             break
         if any(SEEDING in f.needs for f in fixes):
@@ -194,9 +194,10 @@ def fix_source(source: str, settings, seed: int = 0, unsafe: bool = False, codes
     return FileFix(current, found, left, _unsafe(left), current != source)
 
 
-def installed_fix(fix: Fix) -> Optional[Fix]:
-    """``fix``, or its fallback when the installed framework does not take an option it sets."""
-    if all(installed.accepts(name, keyword) for name, keyword in fix.requires):
+def installed_fix(fix: Fix, settings) -> Optional[Fix]:
+    """``fix``, or its fallback when the installed framework (``settings.frameworks``) does not
+    take an option it sets."""
+    if all(installed.accepts(name, keyword, settings.frameworks) for name, keyword in fix.requires):
         return fix
     return fix.fallback
 

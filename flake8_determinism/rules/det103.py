@@ -169,7 +169,7 @@ class UnseededRngObject(Rule):
             )
         composes = list(ctx.calls_to(ALBUMENTATIONS_COMPOSE))
         # (each test below only when the one before passes: the installed version is read last)
-        if composes and not _seeded_later(ctx) and not _older_albumentations(ctx) and _albumentations_own_rng():
+        if composes and not _seeded_later(ctx) and not _older_albumentations(ctx) and _albumentations_own_rng(ctx):
             for site in composes:
                 seed = find_arg(site.node, "seed")
                 if seed is UNKNOWN or (seed is not MISSING and not is_none(seed)) \
@@ -283,11 +283,10 @@ def _elements(ctx: FileContext, site, value, depth: int):
     return [value]
 
 
-def _albumentations_own_rng() -> bool:
-    """The installed albumentations keeps an RNG per ``Compose`` (not installed: assume a current one)."""
-    from ..settings import installed_library_version
-
-    version = installed_library_version(ALBUMENTATIONS_DISTRIBUTION)
+def _albumentations_own_rng(ctx: FileContext) -> bool:
+    """The installed albumentations keeps an RNG per ``Compose`` (not installed: assume a current
+    one); its version is read once, in ``Settings``."""
+    version = ctx.settings.albumentations_version
     return version is None or version >= ALBUMENTATIONS_OWN_RNG_SINCE
 
 

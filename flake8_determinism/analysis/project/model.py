@@ -123,7 +123,7 @@ class Project:
         self.root = root
         self.settings = settings
         self.finder = Finder(root)
-        self.store = Store(root, S.VERSION) if use_cache else None
+        self.store = Store(root) if use_cache else None
         self._modules: Dict[str, Optional[Module]] = {}
         self._found: Dict[Tuple[str, str], Optional[str]] = {}  # (importer, module name) -> file
         self._resolved: Dict[Tuple[str, str], Optional[Target]] = {}  # (importer, name) -> target

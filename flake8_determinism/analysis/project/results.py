@@ -1,35 +1,31 @@
 """A linted file's findings, cached: a warm run re-lints only what changed.
 
-A file's findings depend on its text, the settings, this release, and what its lint read of
-the project (``witness.py``): a module another file seeds in, a Dataset defined elsewhere, a
-module that did not exist yet.  The cache keeps them all and gives the findings back only
-while every one is the same (ruff keeps its diagnostics the same way).  The plugin uses it;
-the codemod, which needs the trees to fix, does not.
+A file's findings depend on its text, the settings (the options, and the environment facts
+``Settings`` reads), the installed code (the store's folder is named by its stamp), and what
+its lint read of the project (``witness.py``): a module another file seeds in, a Dataset
+defined elsewhere, a module that did not exist yet.  The cache keeps them all and gives the
+findings back only while every one is the same (ruff keeps its diagnostics the same way).
+The plugin uses it; the codemod, which needs the trees to fix, does not.
 """
 
-import functools
 import hashlib
-import os
 from typing import List, Optional, Tuple
 
-from ... import __version__
-from . import summary
 from .layout import linked_copy_of
 from .model import project_for
 from .store import Store
 
-VERSION = 1
 Found = Tuple[int, int, str, str]  # (line, column, code, message)
 
 
 class Results:
     def __init__(self, root: str) -> None:
-        self.store = Store(root, VERSION * 1000 + summary.VERSION, kind="findings")
+        self.store = Store(root, kind="findings")  # keyed on the installed code (``code_stamp``)
 
     @staticmethod
     def check(source: str, filename: str, settings) -> tuple:
         digest = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
-        return (__version__, _code_stamp(), repr(tuple(settings)), filename, digest)
+        return (repr(tuple(settings)), filename, digest)
 
     def get(self, path: str, check: tuple) -> Optional[List[Found]]:
         from .witness import still_true
@@ -44,20 +40,6 @@ class Results:
 
     def put(self, path: str, check: tuple, witnessed: tuple, found: List[Found]) -> None:
         self.store.put(path, check, (witnessed, tuple(tuple(f) for f in found)))
-
-
-@functools.lru_cache(maxsize=None)
-def _code_stamp() -> str:
-    """This installation's code: a development checkout (or an editable install) changes its
-    rules without changing ``__version__``, and findings cached by the old rules must not stand."""
-    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    stamp = hashlib.blake2b(digest_size=12)
-    for folder, dirs, files in os.walk(package):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(f for f in files if f.endswith(".py")):
-            info = os.stat(os.path.join(folder, name))
-            stamp.update(("%s/%s %d %d;" % (folder[len(package):], name, info.st_size, info.st_mtime_ns)).encode())
-    return stamp.hexdigest()
 
 
 _results: dict = {}

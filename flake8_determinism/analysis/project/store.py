@@ -8,16 +8,28 @@ file and renamed into place, so concurrent writers (``flake8 -j``) and readers n
 a file; anything unreadable is a miss.  A module that changes while it is summarized is not
 stored.  ``marshal`` holds plain data only: a corrupt or hostile file can fail to load, never
 run code.
+
+Both kinds are made by this package's code, so each kind's folder is named by a stamp of the
+installed code (``code_stamp``: the release and each module's size and modification time) and
+the Python version: a changed installation (a new release, an edited checkout, an edited
+table) never reads what another made, and the first to write a new folder removes the
+folders of that kind that other installations left, but for the two written to last.
 """
 
+import functools
 import hashlib
 import marshal
 import os
+import re
+import shutil
 import sys
 import tempfile
 from typing import Optional, Tuple
 
+from ... import __version__
+
 CACHE_DIRECTORY = ".determinism_cache"
+KEPT_INSTALLATIONS = 3  # folders kept per kind: this installation's and the two others written last
 _MAGIC = "flake8-determinism cache"
 
 Stamp = Tuple[int, int]  # (size, mtime in ns)
@@ -31,13 +43,30 @@ def stamp(path: str) -> Optional[Stamp]:
     return info.st_size, info.st_mtime_ns
 
 
+@functools.lru_cache(maxsize=None)
+def code_stamp() -> str:
+    """This installation's code: a development checkout (or an editable install) changes its
+    rules and tables without changing ``__version__``, and what the old code made must not stand."""
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    stamp = hashlib.blake2b(__version__.encode(), digest_size=12)
+    for folder, dirs, files in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(".py")):
+            info = os.stat(os.path.join(folder, name))
+            stamp.update(("%s/%s %d %d;" % (folder[len(package):], name, info.st_size, info.st_mtime_ns)).encode())
+    return stamp.hexdigest()
+
+
 class Store:
     """One kind of entry (``summaries``, ``findings``), each keyed by a path and checked by a
-    ``check`` value stored with it."""
+    ``check`` value stored with it, in a folder of its own per installed code (``code_stamp``)."""
 
-    def __init__(self, root: str, version: int, kind: str = "summaries") -> None:
+    def __init__(self, root: str, kind: str = "summaries", code: Optional[str] = None) -> None:
         self.top = os.path.join(root, CACHE_DIRECTORY)
-        self.directory = os.path.join(self.top, "%s-v%d-py%d%d" % (kind, version, *sys.version_info[:2]))
+        self.kind = kind
+        self.python = "py%d%d" % sys.version_info[:2]
+        self.code = code_stamp() if code is None else code
+        self.directory = os.path.join(self.top, "%s-%s-%s" % (kind, self.code, self.python))
         self.writable = True
         self._prepared = False
 
@@ -86,7 +115,13 @@ class Store:
     def _prepare(self) -> None:
         if self._prepared:
             return
-        os.makedirs(self.directory, exist_ok=True)
+        try:
+            os.makedirs(self.top, exist_ok=True)
+            os.mkdir(self.directory)
+        except FileExistsError:
+            pass
+        else:
+            self._remove_stale()
         ignore = os.path.join(self.top, ".gitignore")
         if not os.path.exists(ignore):
             _write_small(ignore, "# Created by flake8-determinism: its cache, never committed.\n*\n")
@@ -95,6 +130,22 @@ class Store:
                 "Signature: 8a477f597d28d172789f06886806bc55\n# flake8-determinism's cache\n",
             )
         self._prepared = True
+
+    def _remove_stale(self) -> None:
+        """The folders of this kind and Python that other installations' code wrote: all but the
+        ``KEPT_INSTALLATIONS - 1`` written to last (another environment linting the same
+        project, pre-commit's and the editor's, keeps its own) are never read again."""
+        mine = re.compile(r"%s-[0-9a-z]+-%s\Z" % (re.escape(self.kind), self.python))
+        others = []
+        try:
+            for name in os.listdir(self.top):
+                path = os.path.join(self.top, name)
+                if mine.match(name) and path != self.directory:
+                    others.append((os.stat(path).st_mtime_ns, path))
+        except OSError:
+            return
+        for _, path in sorted(others, reverse=True)[KEPT_INSTALLATIONS - 1:]:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _write_small(path: str, text: str) -> None:

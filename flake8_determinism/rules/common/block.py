@@ -370,7 +370,7 @@ def run_frameworks(ctx) -> FrozenSet[str]:
     from .seeding import estimator_configs, reseeding_builders
 
     used = set(used_frameworks(ctx)) | {T.RANDOM}
-    if _importable("numpy"):
+    if ctx.settings.numpy_importable:  # read once, in ``Settings``
         used.add(T.NUMPY)
     run = run_of(ctx)
     if run is not None:
@@ -380,15 +380,6 @@ def run_frameworks(ctx) -> FrozenSet[str]:
     for site, _ in reseeding_builders(ctx):  # ``LightningCLI(seed_everything_default=SEED)`` seeds them
         used -= T.SEEDING_KEYWORDS[site.qualname][1]
     return frozenset(used - _lazily_imported(ctx))
-
-
-def _importable(name: str) -> bool:
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def used_frameworks(ctx) -> FrozenSet[str]:
@@ -454,7 +445,8 @@ def _imported_helper(ctx, spelling) -> Optional[Tuple[str, FrozenSet[str]]]:
             seeds = T.ALL_FRAMEWORKS
         else:
             continue
-        arguments = ", workers=True" if tail == "seed_everything" and installed.accepts(qualified, "workers") else ""
+        workers = tail == "seed_everything" and installed.accepts(qualified, "workers", ctx.settings.frameworks)
+        arguments = ", workers=True" if workers else ""
         return "%s({SEED}%s)" % (local, arguments), seeds
     return None
 
@@ -463,10 +455,10 @@ def _native_helper(ctx, spelling) -> Optional[Tuple[str, FrozenSet[str]]]:
     for root, candidates, arguments in NATIVE_HELPERS:
         if root not in ctx.index.imported_roots:
             continue
-        if root == "torch_geometric" and not installed.accepts(candidates[0], "seed"):
+        if root == "torch_geometric" and not installed.accepts(candidates[0], "seed", ctx.settings.frameworks):
             continue  # PyG < 2.3 has none: the framework lines
         chosen = next((c for c in candidates if c.rsplit(".", 1)[0] in spelling.bound), candidates[0])
-        if "workers=" in arguments and not installed.accepts(chosen, "workers"):
+        if "workers=" in arguments and not installed.accepts(chosen, "workers", ctx.settings.frameworks):
             arguments = "({SEED})"  # Lightning < 1.3 has no workers=
         return spelling.name(chosen) + arguments, T.SEEDERS.get(chosen, T.SEEDERS["lightning.seed_everything"])
     if any(ctx.facts.builds_seeding_trainer(site) for site in ctx.index.calls):

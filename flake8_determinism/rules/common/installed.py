@@ -50,18 +50,25 @@ def canonical(qualname: str) -> str:
     return _SPELLINGS.get(qualname, qualname)
 
 
-def accepts(qualname: str, keyword: str) -> bool:
-    """Does the installed framework's ``qualname`` take ``keyword=``?"""
+def accepts(qualname: str, keyword: str, frameworks: Optional[tuple] = None) -> bool:
+    """Does the installed framework's ``qualname`` take ``keyword=``?  ``frameworks``: the
+    settings' stamp of the installed frameworks (``Settings.frameworks``): a framework it does
+    not list is not installed, and what was read is remembered per stamp; None reads whatever
+    is installed."""
     definition = DEFINITIONS.get(canonical(qualname))
     if definition is None:
         return False
-    parameters = _parameters(*definition, 0)
+    if frameworks is not None and definition[0] not in dict(frameworks):
+        return False
+    parameters = _parameters(*definition, 0, frameworks)
     return parameters is not None and (keyword in parameters[0] or parameters[1])
 
 
 @lru_cache(maxsize=None)
-def _parameters(package: str, relative: str, name: str, depth: int) -> Optional[Tuple[frozenset, bool]]:
-    """(named parameters or dataclass fields, takes ``**kwargs``) of ``name`` in the file."""
+def _parameters(package: str, relative: str, name: str, depth: int,
+                frameworks: Optional[tuple] = None) -> Optional[Tuple[frozenset, bool]]:
+    """(named parameters or dataclass fields, takes ``**kwargs``) of ``name`` in the file
+    (``frameworks`` only keys the cache: another installation is read afresh)."""
     tree = _parse(package, relative)
     if tree is None:
         return None
@@ -89,7 +96,7 @@ def _parameters(package: str, relative: str, name: str, depth: int) -> Optional[
                     root, _, rest = node.module.partition(".")
                     path = rest.replace(".", "/")
                     for candidate in (path + ".py", path + "/__init__.py") if path else ("__init__.py",):
-                        found = _parameters(root, candidate, alias.name, depth + 1)
+                        found = _parameters(root, candidate, alias.name, depth + 1, frameworks)
                         if found is not None:
                             return found
     return None
