@@ -7,7 +7,7 @@ import libcst as cst
 
 from .facts import ModuleFacts
 from .project.model import FileView, project_for
-from .project.summary import literal_path
+from .project.ast_values import literal_path
 from .index import CallSite, ModuleIndex, build_index, dotted_name
 from ..tables.aliases import KNOWN_ROOTS
 from .scopes import Resolver, lookup

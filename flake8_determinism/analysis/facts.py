@@ -20,8 +20,9 @@ import libcst as cst
 from ..tables import determinism as D
 from ..tables import seeding as T
 from ..tables.aliases import KNOWN_ROOTS
-from ..tables.sklearn import SKLEARN_RANDOM_STATE
+from . import calls
 from .args import MISSING, find_arg, is_none, literal
+from .cst_calls import call_of
 from .demos import is_self_test, main_block_calls
 from .index import Assignment, CallSite, ModuleIndex
 from .reach import reachable_functions
@@ -90,6 +91,7 @@ class ModuleFacts:
         self._seeds_of_function: Dict[int, FrozenSet[str]] = {}
         self._entry_memo: Dict[tuple, bool] = {}
         self._reachable: Optional[Set[int]] = None
+        self._calls: Dict[int, calls.Call] = {}  # id(call node) -> the call as plain values
         self._self_test: Optional[bool] = None
         self._main_calls: Set[int] = set()  # ids of the calls in ``__main__`` blocks
         self._spawned: Optional[Set[int]] = None
@@ -250,7 +252,7 @@ class ModuleFacts:
         # framework -> function key (None: module level) -> orders of seeding calls
         # (switches count as "frameworks" here: turning one on is an event like seeding)
         self.events: Dict[str, Dict[Optional[int], List[int]]] = {
-            fw: {} for fw in T.ALL_FRAMEWORKS | D.SWITCHES
+            fw: {} for fw in T.ALL_FRAMEWORKS | D.SWITCHES | {T.EXPLICIT_SEED}
         }
         effects = [(site, self.call_seeds(site)) for site in self.index.calls] + self.assignment_effects
         effects += self._import_effects()
@@ -356,8 +358,9 @@ class ModuleFacts:
         return result
 
     def seeds_anything(self) -> bool:
-        """Any reachable seeding at all, or an explicit ``random_state=``/``seed=`` somewhere."""
-        for framework in T.ALL_FRAMEWORKS:
+        """Any reachable seeding at all (a project function that seeds an object counts), or an
+        explicit ``random_state=``/``seed=`` somewhere."""
+        for framework in T.ALL_FRAMEWORKS | {T.EXPLICIT_SEED}:
             for key in self.events[framework]:
                 if key is None:
                     return True
@@ -408,41 +411,22 @@ class ModuleFacts:
         return self.is_entry and not self.is_self_test and self.trains()
 
     def trains(self, backward_counts: bool = True) -> bool:
-        """Entry code trains: ``.backward()``, ``.fit(``, an optimizer step, a Trainer or Runner.
-        A self-test may run one ``.backward()`` on random inputs: ``backward_counts=False``."""
+        """Entry code trains (``calls.trains``): ``.backward()``, ``.fit(``, an optimizer step, a
+        Trainer or Runner.  A self-test may run one ``.backward()`` on random inputs:
+        ``backward_counts=False``."""
         for site in self.index.calls:
             if not self.reaches(site.fn):
                 continue
-            name = site.method_name
-            func = site.node.func
-            if isinstance(func, cst.Attribute):
-                if (name == "backward" and backward_counts) or (name == "fit" and self._fits_a_model(func.value, site)):
-                    return True
-                if name == "step" and self._is_optimizer(func.value, site):
-                    return True
-            qualname = self.qualname(site)
-            if qualname:
-                root = qualname.split(".")[0]
-                last = qualname.rsplit(".", 1)[-1]
-                if root in T.TRAINER_ROOTS and last.endswith("Trainer"):
-                    return True
-                if qualname in ("mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"):
-                    return True
-            elif self._builds_seeding_trainer(site):
+            if not backward_counts and site.method_name == "backward":
+                continue
+            if calls.trains(self.call(site)) or (self.qualname(site) is None and self._builds_seeding_trainer(site)):
                 return True
         return False
 
-    def _fits_a_model(self, receiver, site: CallSite) -> bool:
-        """``.fit`` trains, except on a scikit-learn object that draws nothing (``StandardScaler``)."""
-        qualname = self.resolver.resolve(receiver, site.scope, site.order) or ""
-        if not qualname.startswith("sklearn."):
-            return True
-        return qualname.replace("()", "") in SKLEARN_RANDOM_STATE
-
-    def _is_optimizer(self, receiver, site: CallSite) -> bool:
-        qualname = self.resolver.resolve(receiver, site.scope, site.order)
-        if qualname and qualname.startswith("torch.optim."):
-            return True
-        name = receiver.attr.value if isinstance(receiver, cst.Attribute) else getattr(receiver, "value", "")
-        name = name.lower() if isinstance(name, str) else ""
-        return "optim" in name or name in ("opt", "optimiser") or name.startswith("opt_")
+    def call(self, site: CallSite) -> calls.Call:
+        """``site`` as plain values, for the questions of ``analysis/calls.py``."""
+        found = self._calls.get(id(site.node))
+        if found is None:
+            found = self._calls[id(site.node)] = call_of(
+                site, self.qualname(site), lambda expr: self.resolver.resolve(expr, site.scope, site.order))
+        return found

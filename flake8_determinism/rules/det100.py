@@ -8,7 +8,8 @@ from ..tables.seeding import (
     PEFT_CONFIG_KEYWORD, TORCH,
 )
 from .common.base import Report, Rule, module_report
-from .common.runs import DRAW_RULES, TRAINING_WORDS, run_of, seeds_nothing, trains_maybe, unseeded_summary
+from .common.run_reports import seeds_nothing, unseeded_summary
+from .common.runs import DRAW_RULES, TRAINING_WORDS, run_of, trains_maybe
 from .common.seeding import seeding_fix
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst

@@ -59,6 +59,7 @@ class DeterministicAlgorithmsOff(Rule):
     """
 
     code = "DET303"
+    cross_module = True  # the run may train, on the GPU, in project modules
     fixes = "safe"
     triggers = frozenset({"use_deterministic_algorithms"})
     invalid = (
@@ -114,7 +115,9 @@ class DeterministicAlgorithmsOff(Rule):
         text = shape.code
         if "use_deterministic_algorithms" in text or _ultralytics_switch(text):
             return True
-        return shape.is_entry and trains_maybe(text) and text.has_any(TORCH_TRAINING_ROOTS)
+        # An entry module importing a project module may train with torch there (the run decides).
+        return shape.is_entry and ((trains_maybe(text) and text.has_any(TORCH_TRAINING_ROOTS))
+                                   or bool(shape.imports_project))
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         turned_off = False
@@ -133,17 +136,20 @@ class DeterministicAlgorithmsOff(Rule):
                                  " trains with by default: %s — pass deterministic=True (its default)"
                                  % (ctx.spelling(site), _WHY),
                                  fix=edits.replace(value, "True", "pass deterministic=True"))
-        if turned_off or not ctx.index.imported_roots & TORCH_TRAINING_ROOTS:
+        if turned_off:
             return
-        if ctx.index.imported_roots & NOT_CUDA_ROOTS:
-            return  # XLA/TPU: no CUDA kernels for deterministic algorithms to pick
         facts = ctx.facts
-        if not facts.is_training_entry or any(facts.turns_on(s) for s in TORCH_DETERMINISM):
+        # The run, not the file: the training, the GPU and torch itself may sit in project modules.
+        run = run_of(ctx) if facts.is_entry and not facts.is_self_test else None
+        if run is None or not run.steps or not run.roots & TORCH_TRAINING_ROOTS:
+            return
+        if run.roots & NOT_CUDA_ROOTS:
+            return  # XLA/TPU: no CUDA kernels for deterministic algorithms to pick
+        if any(facts.turns_on(s) for s in TORCH_DETERMINISM):
             return
         if measures_speed(ctx):
             return  # deterministic kernels would change what it measures
-        run = run_of(ctx)
-        if run is not None and run.gpu:  # a run pinned to the CPU has no CUDA kernels to choose
+        if run.gpu:  # a run pinned to the CPU has no CUDA kernels to choose
             yield module_report(
                 ctx, "training script turns on no deterministic mode: even with a fixed seed, %s — %s at start-up"
                 % (_WHY, _framework_switch(ctx)), _framework_fix(ctx),

@@ -236,6 +236,9 @@ ENTROPY_CALLS = frozenset(
 # Explicit seeds given as keyword arguments (DET100 treats them as "the author
 # handled seeding": an sklearn script passing random_state=0 is not unseeded).
 EXPLICIT_SEED_KEYWORDS = frozenset({"random_state", "seed"})
+# Seeding an object (``RandomForestClassifier(random_state=0)``) is seeding in the run: a
+# pseudo-framework the seeding events carry, so a run seeding only that way is no DET100 run.
+EXPLICIT_SEED = "an explicit random_state= or seed="
 
 
 # Where a run records its configuration, so a seed drawn as a fallback is kept with the run

@@ -19,6 +19,7 @@ from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
 from ...tables import seeding as T
 from ...tables.run_uses import DEFERRED_METHODS, MODEL_METHODS, SEEDED_BY, TRAINING_SWITCHES
+from . import events as E
 from . import summary as S
 from .layout import NO_PROJECT, Finder, find_root, forget_files
 from .store import Store, stamp
@@ -45,10 +46,12 @@ class Effects(NamedTuple):
     unseeded: Tuple[Tuple[str, Tuple[Use, ...]], ...] = ()
     # framework -> uses made later, whenever the built object is applied (forward, __getitem__)
     deferred: Tuple[Tuple[str, Tuple[Use, ...]], ...] = ()
-    trains: bool = False  # it trains: ``.backward()``, an optimizer step, a Trainer
+    trains: bool = False  # it trains: ``.backward()``, an optimizer step, a Trainer (``calls.trains``)
     loads: bool = False  # it loads weights from a checkpoint (``load_state_dict``)
     evaluates: bool = False  # it puts a model in evaluation mode (``model.eval()``)
     gpu: bool = False  # it can use CUDA (``.cuda()``, ``torch.device("cuda")``)
+    roots: FrozenSet[str] = frozenset()  # the libraries imported by the modules whose code it runs
+    training_mode: bool = False  # it puts a model in training mode (``model.train()``)
 
 
 EMPTY = Effects()
@@ -61,12 +64,20 @@ class Target(NamedTuple):
 
 
 class Module:
-    __slots__ = ("path", "summary", "stamp")
+    __slots__ = ("path", "summary", "stamp", "_events")
 
     def __init__(self, path: str, summary: Optional[dict], at=None) -> None:
         self.path = path
         self.summary = summary or {}
         self.stamp = at  # (size, mtime) it was summarized at
+        self._events: Dict[str, tuple] = {}  # body key -> its events as records, rebuilt when asked
+
+    def events(self, key: str) -> tuple:
+        """The events of one body (``events.py``), as records."""
+        found = self._events.get(key)
+        if found is None:
+            found = self._events[key] = tuple(E.unpack(stored) for stored in self.bodies.get(key, ()))
+        return found
 
     @property
     def bodies(self) -> dict:
@@ -79,6 +90,10 @@ class Module:
     @property
     def names(self) -> dict:
         return self.summary.get("names", {})
+
+    @property
+    def roots(self) -> FrozenSet[str]:
+        return frozenset(self.summary.get("roots", ()))
 
 
 def seeded(framework: str, seeds) -> bool:
@@ -372,9 +387,9 @@ class Project:
         self._busy.add(memo)
         self._expansions += 1
         try:
-            events = module.bodies.get(key, ())
+            events = module.events(key)
             if skipped:
-                events = [e for e in events if not (e[0] in _SKIPPABLE and (e[1], e[2]) in skipped)]
+                events = [e for e in events if not (isinstance(e, E.SKIPPABLE) and (e.line, e.column) in skipped)]
             effects = self._compose(module, events, import_depth, arguments)
         finally:
             self._busy.discard(memo)
@@ -385,38 +400,45 @@ class Project:
                  arguments: Optional[FrozenSet[str]] = None) -> Effects:
         seeds = set()
         unseeded, deferred = _Uses(), _Uses()
-        trains = loads = evaluates = gpu = False
+        trains = loads = evaluates = gpu = training_mode = False
+        roots = set(module.roots)
         for event in events:
-            kind = event[0]
-            if kind == S.TRAIN:
+            kind = type(event)
+            if kind is E.Trains:
                 trains = True
-            elif kind == S.GPU:
+            elif kind is E.TrainingMode:
+                training_mode = True
+            elif kind is E.UsesGpu:
                 gpu = True
-            elif kind == S.LOAD:
+            elif kind is E.Loads:
                 loads = True
-            elif kind == S.EVAL:
+            elif kind is E.Evaluates:
                 evaluates = True
-            elif kind == S.SEED:
-                if arguments is None or len(event) < 5 or event[4] in arguments:
-                    seeds.update(event[3])
-            elif kind == S.USE:
-                framework, use = event[3], Use(module.path, event[1], event[2], event[4])
-                if event[5]:
+            elif kind is E.Seed:
+                if arguments is None or event.guard is None or event.guard in arguments:
+                    seeds.update(event.frameworks)
+            elif kind is E.Use:
+                framework, use = event.framework, Use(module.path, event.line, event.column, event.what)
+                if event.deferred:
                     deferred.add(framework, use)
                 elif not seeded(framework, seeds):
                     unseeded.add(framework, use)
-            elif kind in (S.CALL, S.PASS):
-                called = self.call_effects(module, event[3], kind == S.PASS, event[4:8] or None)
+            elif kind is E.Call or kind is E.Passed:
+                signature = event.signature if kind is E.Call else None
+                called = self.call_effects(module, event.ref, kind is E.Passed, signature)
                 trains, loads = trains or called.trains, loads or called.loads
                 evaluates, gpu = evaluates or called.evaluates, gpu or called.gpu
+                training_mode = training_mode or called.training_mode
+                roots.update(called.roots)
                 _merge(called, seeds, unseeded, deferred)
-            elif kind == S.IMPORT and import_depth < IMPORT_DEPTH:
+            elif kind is E.Import and import_depth < IMPORT_DEPTH:
                 # What a module seeds when it is imported counts; what it draws then is
                 # reported in that module (it runs at import time, whoever imports it).
-                imported = self.find(module, event[3])
+                imported = self.find(module, event.module)
                 if imported is not None and imported is not module:
                     seeds.update(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1).seeds)
-        return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates, gpu)
+        return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates, gpu,
+                       frozenset(roots), training_mode)
 
     def _build_effects(self, klass: Target, signature=None) -> Effects:
         """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``
@@ -470,9 +492,6 @@ def _arguments(function: Target, signature, bound: bool) -> Optional[FrozenSet[s
         return None
     params = params[1:] if bound and params else params  # ``self``
     return frozenset(params[:positional]) | frozenset(keywords)
-
-
-_SKIPPABLE = (S.USE, S.CALL, S.PASS)  # what a branch that does not run leaves out (its seeds stay)
 
 
 def _values(function: Target, signature, bound: bool) -> Optional[dict]:

@@ -11,7 +11,8 @@ from ...analysis.body import only_feeds
 from ...tables.entry import TRACING_CALLS, TRACING_METHODS
 from . import runs
 from .base import Report, Rule
-from .runs import FRAMEWORKS_OF, MOVE, SEED, cause_reports, run_of
+from .run_reports import MOVE, SEED, cause_reports
+from .runs import FRAMEWORKS_OF, run_of
 from .seeding import seeding_fix
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst

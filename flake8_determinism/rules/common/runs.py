@@ -18,22 +18,20 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
-from ...analysis.args import MISSING, find_arg, seed_arguments
+from ...analysis import calls
+from ...analysis.args import MISSING, find_arg
 from ...analysis.body import only_feeds
-from ...analysis.options import option_destination
 from ...tables import data_order as D
 from ...tables import seeding as T
 from ...tables.entry import TRACING_CALLS, TRACING_METHODS
 from ...tables.run_uses import (
-    INIT_PREFIX, LIBRARY_DRAWS, PRETRAINED_KEYWORDS, RNG_NAMES, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS,
+    INIT_PREFIX, LIBRARY_DRAWS, PRETRAINED_KEYWORDS, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS,
     WEIGHT_LAYERS,
 )
-from ...tables.run_uses import GPU_KEYWORDS, GPU_PICKING, TRAINING_SWITCHES, names_gpu
 from ...tables.run_uses import (
-    EVAL_METHODS, INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY, TRAIN_MODE_METHODS,
-    loads_weights,
+    INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY, loads_weights,
 )
 from ...tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
 from ..._lazy import cst
@@ -62,18 +60,6 @@ FRAMEWORKS_OF = {
     "DET104": (T.TORCH,),
     "DET106": (T.TF, KERAS),
     "DET107": (T.MS, MS_INIT, T.MS_DATASET),
-}
-# The RNGs of a rule that reports several, named together.
-GROUP_NAMES = {"DET106": "TensorFlow's and Keras's global seeds", "DET107": "MindSpore's seeds"}
-SEED_CALLS = {
-    T.RANDOM: "random.seed(SEED)",
-    T.NUMPY: "np.random.seed(SEED)",
-    T.TORCH: "torch.manual_seed(SEED)",
-    T.TF: "keras.utils.set_random_seed(SEED)",
-    KERAS: "keras.utils.set_random_seed(SEED)",
-    T.MS: "mindspore.set_seed(SEED)",
-    T.MS_DATASET: "mindspore.set_seed(SEED)",
-    MS_INIT: "mindspore.set_seed(SEED)",
 }
 
 
@@ -133,7 +119,10 @@ class Run:
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.uses: Dict[str, List[RunUse]] = {}
-        self.trains = ctx.facts.is_training_entry
+        self.trains = ctx.facts.is_training_entry  # it trains, or puts a model in training mode
+        # It trains by the contract's list (``calls.trains``: a backward pass, an optimizer step, a
+        # Trainer), here or in the project modules it calls: DET303's "training run".
+        self.steps = self.trains
         # Where the run first loads a checkpoint and first trains (run order): a checkpoint loaded
         # before training (or in a run that does not train) overwrites the initial weights; one
         # loaded after training (the best epoch's) does not.
@@ -141,6 +130,8 @@ class Run:
         self._first_training: Optional[tuple] = None
         self.evaluates = False  # it puts a model in evaluation mode: no dropout when it does not train
         self.gpu = False  # it can use CUDA (DET303): its code or a project module it calls says so
+        # The libraries imported by the code it runs: this module's and the project modules' it calls.
+        self.roots = set(ctx.index.imported_roots)
         self._first_reached = _first_reached(ctx)
         self._lines: Dict[int, int] = {}  # id(node) -> line, for the uses messages name
         self._local_uses()
@@ -153,8 +144,9 @@ class Run:
                 if _training_call(ctx, site):
                     self._mark("_first_training", site)
                     self.trains = True
-                self.evaluates = self.evaluates or _to_evaluation_mode(site)
-                self.gpu = self.gpu or _mentions_gpu(ctx, site)
+                call = ctx.facts.call(site)
+                self.evaluates = self.evaluates or calls.to_evaluation_mode(call)
+                self.gpu = self.gpu or calls.uses_gpu(call, lambda: _other_accelerator(ctx))
         for framework, uses in self.uses.items():
             uses[:] = [use for use in uses if not self._overwritten(use)]
             uses.sort(key=lambda use: use.order)
@@ -287,13 +279,15 @@ class Run:
 
     def _add_effects(self, site: CallSite, effects) -> None:
         view = self.ctx.project
-        self.trains = self.trains or effects.trains
+        self.trains = self.trains or effects.trains or effects.training_mode
+        self.steps = self.steps or effects.trains
         if effects.loads:
             self._mark("_first_load", site)
-        if effects.trains:
+        if effects.trains or effects.training_mode:
             self._mark("_first_training", site)
         self.evaluates = self.evaluates or effects.evaluates
         self.gpu = self.gpu or effects.gpu
+        self.roots.update(effects.roots)
         for deferred, part in ((False, effects.unseeded), (True, effects.deferred)):
             for framework, uses in part:
                 for use in uses:
@@ -431,186 +425,11 @@ def run_of(ctx: FileContext) -> Optional[Run]:
     return run
 
 
-SEED, MOVE = "seed", "move"  # how a cause report is fixed: seeding the run, moving its seeding up
-
-
-def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, str, str]]:
-    """(node, message, fix kind, framework) for each report of a seeding rule in the entry
-    module's run; the kind is SEED, MOVE or "".  A use before the run's seeding is fixed by
-    moving code, and one in a spawned process by seeding there: another seeding block would
-    fix neither."""
-    run = run_of(ctx)
-    if run is None or seeds_nothing(run):
-        return
-    frameworks = FRAMEWORKS_OF[code]
-    unseeded = run.unseeded(frameworks)
-    if all(use.covered for use in unseeded):
-        return  # nothing, or only uses another report's fix removes
-    spawned = [use for use in unseeded if use.spawned is not None]
-    if spawned:  # a process of its own: one report, for what it draws unseeded
-        first = spawned[0]
-        rng = RNG_NAMES.get(first.framework, first.framework)
-        yield first.node, (
-            "%s is never seeded in the processes torch.multiprocessing.spawn starts with %s(), which do not inherit"
-            " the parent's seed; it %s — seed it at the start of %s()" % (
-                rng, first.spawned, run.named(spawned), first.spawned)
-        ), SEED, first.framework
-        unseeded = [use for use in unseeded if use.spawned is None]
-        if all(use.covered for use in unseeded):
-            return
-    if not any(run.seeded_in_run(fw) for fw in frameworks):
-        first = unseeded[0]
-        yield first.node, "%s never seeded in this run; %s %s — seed %s at start-up: %s" % (
-            _rng_names(code, unseeded), "they" if _several(unseeded) else "it", run.named(unseeded),
-            "them" if _several(unseeded) else "it", SEED_CALLS[first.framework],
-        ), SEED, first.framework
-        return
-    reported = set()
-    for use in unseeded:
-        if use.deferred or use.covered or id(use.node) in reported or _draws_the_seed(ctx, use.node):
-            continue
-        reported.add(id(use.node))
-        verb, _, spelled = use.what.partition(" (")
-        detail = "" if use.local else " (%s at %s)" % (spelled[:-1], use.where)
-        yield use.node, (
-            "%s %s%s with %s before the run seeds it: the values change every run — seed first, or move this"
-            " after the seeding" % (_spelled_call(use.node), verb, detail, RNG_NAMES.get(use.framework, use.framework))
-        ), MOVE, use.framework
-
-
-def _draws_the_seed(ctx: FileContext, node) -> bool:
-    """``opt.manualSeed = random.randint(1, 10000)`` then ``random.seed(opt.manualSeed)``: the
-    draw is the seed itself (DET105's case when nothing seeded it), not a use to move after it."""
-    parent = ctx.index.parents.get(id(node))
-    option = _option_holding(ctx, node, parent)
-    if option is not None:  # ``add_argument("--seed", default=random.randint(...))``
-        def holds(value) -> bool:
-            return isinstance(value, cst.Attribute) and value.attr.value == option
-    elif isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
-            and isinstance(parent.targets[0].target, (cst.Name, cst.Attribute)):
-        spelled = ctx.module.code_for_node(parent.targets[0].target)
-
-        def holds(value) -> bool:
-            return ctx.module.code_for_node(value) == spelled
-    else:
-        return False
-    for site in ctx.index.calls:
-        if site.node.args and ctx.facts.call_seeds(site):
-            if any(holds(arg.value) for arg in seed_arguments(site.node) if not arg.star):
-                return True
-    return False
-
-
-def _option_holding(ctx: FileContext, node, parent) -> Optional[str]:
-    """The destination of the option whose ``default=`` the node is."""
-    call = ctx.index.parents.get(id(parent)) if isinstance(parent, cst.Arg) else parent
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"):
-        return None
-    if any(arg.value is node and arg.keyword is not None and arg.keyword.value == "default" for arg in call.args):
-        return option_destination(call)
-    return None
-
-
-def _several(uses) -> bool:
-    return len({use.framework for use in uses}) > 1
-
-
-def _rng_names(code: str, uses) -> str:
-    """``torch's RNG is``, ``MindSpore's seeds are``."""
-    if _several(uses):
-        return GROUP_NAMES[code] + " are"
-    return RNG_NAMES.get(uses[0].framework, uses[0].framework) + " is"
-
-
-def _spelled_call(node) -> str:
-    from ...analysis.nodes import dotted_name
-
-    spelled = dotted_name(getattr(node, "func", None))
-    return "%s()" % spelled if spelled else "this call"
-
-
-def seeds_nothing(run: Run) -> bool:
-    """DET100's case: a run that seeds no RNG at all and trains, or uses several RNGs: one
-    report for the run replaces the per-RNG reports (one cause, one fix: seed at start-up).
-    A run that uses one RNG gets that RNG's report."""
-    if run.ctx.facts.seeds_anything():
-        return False
-    used = sum(
-        any(not use.covered for use in run.unseeded(frameworks)) for frameworks in FRAMEWORKS_OF.values()
-    )
-    return run.trains or used >= 2
-
-
-def unseeded_summary(run: Run) -> str:
-    """``torch's RNG initializes weights (nn.Linear) at models.py:12; NumPy's global RNG draws ...``."""
-    parts = []
-    for code, frameworks in FRAMEWORKS_OF.items():
-        uses = run.unseeded(frameworks)
-        if uses:
-            if _several(uses):  # ``TensorFlow's and Keras's global seeds: the run draws ...``
-                parts.append("%s: the run %s" % (GROUP_NAMES[code], run.named(uses)))
-            else:
-                parts.append("%s %s" % (RNG_NAMES.get(uses[0].framework, uses[0].framework), run.named(uses)))
-    return "; ".join(parts)
-
-
 def _training_call(ctx: FileContext, site: CallSite) -> bool:
-    """A call that trains: ``.backward()``, ``.fit(``, an optimizer's ``.step()``, a Trainer or
-    Runner built, a model put in training mode (``ModuleFacts.trains``, one call at a time)."""
-    func = site.node.func
-    name = site.method_name
-    if isinstance(func, cst.Attribute):
-        facts = ctx.facts
-        if name == "backward" or (name == "fit" and facts._fits_a_model(func.value, site)):
-            return True
-        if name == "step" and facts._is_optimizer(func.value, site):
-            return True
-    qualname = ctx.qualname(site) or ""
-    if qualname.endswith("Trainer") and qualname.split(".", 1)[0] in ("lightning", "transformers", "trl"):
-        return True
-    return qualname.startswith("mmengine.runner.Runner") or _to_training_mode(site)
-
-
-def _to_training_mode(site: CallSite) -> bool:
-    """``model.train()``, MindSpore's ``net.set_train()``, ``Model(...).train(epochs, data)``: a run
-    that puts a model in training mode trains (MindSpore's loop has no ``.backward()``)."""
-    from ...analysis.args import literal
-    from ...analysis.nodes import dotted_name
-
-    if not isinstance(site.node.func, cst.Attribute) or site.method_name not in TRAIN_MODE_METHODS:
-        return False
-    args = site.node.args
-    if len(args) != 1:
-        return True  # ``model.train()``; MindSpore's ``model.train(epochs, data)``
-    known, value = literal(args[0].value)
-    if known:
-        return bool(value)
-    # ``model.train(mode)``, ``net.train(self.training)``: a flag; ``index.train(vectors)``
-    # (FAISS clustering its data) is no model put in training mode.
-    spelled = dotted_name(args[0].value).rsplit(".", 1)[-1].lower()
-    return bool(spelled) and (spelled in TRAINING_SWITCHES or "mode" in spelled or "train" in spelled)
-
-
-def _mentions_gpu(ctx: FileContext, site: CallSite) -> bool:
-    """``x.cuda()``, ``torch.cuda.*`` (not its seeding: the seeding block has it), a
-    ``"cuda"``/``"gpu"`` argument, or a framework that picks the GPU when there is one (Lightning's
-    and Hugging Face's ``Trainer``, accelerate's ``Accelerator``, mmengine's ``Runner``)."""
-    name = ctx.qualname(site) or ""
-    if site.method_name == "cuda" or (name.startswith("torch.cuda.") and name not in T.SEEDERS):
-        return True
-    if site.method_name.startswith("from_") and name.count("."):
-        name = name.rsplit(".", 1)[0]  # ``Trainer.from_argparse_args(args)`` builds a Trainer
-    if name.startswith(GPU_PICKING) or (
-        name.endswith("Trainer") and name.split(".", 1)[0] in T.TRAINER_ROOTS
-    ):
-        return True
-    for arg in site.node.args:
-        if arg.keyword is not None and arg.keyword.value in GPU_KEYWORDS:
-            return not _other_accelerator(ctx)  # ``DDP(model, device_ids=[f"xpu:{rank}"])``
-        value = arg.value
-        if isinstance(value, cst.SimpleString) and names_gpu(value.evaluated_value):
-            return True
-    return False
+    """A call that trains, or puts a model in training mode (``analysis/calls.py``)."""
+    call = ctx.facts.call(site)
+    in_constructor = site.fn is not None and site.fn.is_method and site.fn.name == "__init__"
+    return calls.trains(call) or calls.sets_training_mode(call, in_constructor)
 
 
 def _other_accelerator(ctx: FileContext) -> bool:
@@ -641,18 +460,6 @@ def _builds_a_parameter(ctx: FileContext, site: CallSite) -> bool:
             return True
         node = ctx.index.parents.get(id(node))
     return False
-
-
-def _to_evaluation_mode(site: CallSite) -> bool:
-    """``model.eval()``, ``model.train(False)``, MindSpore's ``net.set_train(False)``."""
-    from ...analysis.args import literal
-
-    args = site.node.args
-    if not isinstance(site.node.func, cst.Attribute):
-        return False
-    if site.method_name in EVAL_METHODS:
-        return not args
-    return site.method_name in TRAIN_MODE_METHODS and len(args) == 1 and literal(args[0].value) == (True, False)
 
 
 def _none_or_false(value) -> bool:

@@ -1,0 +1,141 @@
+"""What a call does, answered once for every module.
+
+The linted file is read with libcst (``analysis/index.py``), every other project module with
+``ast`` (``analysis/project/summary.py``).  Both read each call into a ``Call`` of plain values
+(``from_site``, ``summary.call_of``) and ask the questions here, so a line judged in the entry
+script and the same line moved into a helper module get the same answer
+(``tests/test_parity.py``).  Nothing here looks at a tree.
+"""
+
+from typing import Callable, NamedTuple, Optional, Tuple
+
+from ..tables import seeding as T
+from ..tables.run_uses import EVAL_METHODS, GPU_KEYWORDS, GPU_PICKING, TRAIN_MODE_METHODS, TRAINING_SWITCHES, names_gpu
+from ..tables.sklearn import SKLEARN_RANDOM_STATE
+
+# mmengine's runners: building one starts a training run (``runner.train()`` follows).
+RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"})
+# The methods whose receiver decides what the call does (``scaler.fit`` does not train, an
+# optimizer's ``step`` does): only for these do the front ends resolve the receiver.
+RECEIVER_METHODS = frozenset({"fit", "step"})
+
+
+class Arg(NamedTuple):
+    """One argument as written: a literal's value, or the dotted name it spells."""
+
+    known: bool  # a literal constant (``0``, ``"cuda"``, ``True``, ``None``)
+    value: object  # its value when known
+    spelled: str = ""  # ``args.mode`` for a name or attribute chain, else ""
+
+
+UNKNOWN_ARG = Arg(False, None)
+
+
+class Call(NamedTuple):
+    name: str  # the qualified name (``torch.optim.Adam``, ``lightning.Trainer``); "" when unresolved
+    method: str  # the called name as written: ``cuda`` in ``x.cuda()``, ``Trainer`` in ``L.Trainer()``
+    is_method: bool  # called on something (``a.b()``), not a bare name
+    receiver: str = ""  # the receiver as written (``self.optimizer``), "" when not a name chain
+    receiver_name: str = ""  # its qualified name, resolved for ``RECEIVER_METHODS`` only
+    args: Tuple[Arg, ...] = ()  # positional arguments, in order
+    keywords: Tuple[Tuple[str, Arg], ...] = ()  # (keyword, value); "**" for ``**kwargs``
+
+    def every_argument(self) -> Tuple[Arg, ...]:
+        return self.args + tuple(arg for _, arg in self.keywords)
+
+
+def trains(call: Call) -> bool:
+    """The call trains (docs/contract.md, "training entry module"): ``.backward()``, ``.fit(`` of a
+    model, an optimizer's ``.step()``, MindSpore's ``Model(...).train(epochs, data)``, or it builds a
+    ``Trainer`` (Lightning, Hugging Face, trl, sentence-transformers, accelerate) or an mmengine
+    ``Runner``."""
+    if call.is_method:
+        if call.method == "backward":
+            return True
+        if call.method == "fit":
+            return _fits_a_model(call)
+        if call.method == "step":
+            return _steps_an_optimizer(call)
+        if call.method == "train" and len(call.args) >= 2:
+            return True
+    name = _built(call)
+    last = name.rsplit(".", 1)[-1]
+    return (name.split(".", 1)[0] in T.TRAINER_ROOTS and last.endswith("Trainer")) or name in RUNNERS
+
+
+def sets_training_mode(call: Call, in_constructor: bool) -> bool:
+    """``model.train()``, MindSpore's ``net.set_train()``, ``model.train(mode)`` with a training
+    flag: the run trains a model (MindSpore's loop has no ``.backward()``).  Not in a constructor,
+    where it only sets a layer's mode (a ``TrainStepWrap`` built for an export never steps), and
+    not ``index.train(vectors)`` (FAISS clustering its data)."""
+    if not call.is_method or call.method not in TRAIN_MODE_METHODS or in_constructor:
+        return False
+    arguments = call.every_argument()
+    if len(arguments) != 1:
+        return True
+    only = arguments[0]
+    if only.known:
+        return bool(only.value)
+    spelled = only.spelled.rsplit(".", 1)[-1].lower()
+    return bool(spelled) and (spelled in TRAINING_SWITCHES or "mode" in spelled or "train" in spelled)
+
+
+def to_evaluation_mode(call: Call) -> bool:
+    """``model.eval()``, ``model.train(False)``, MindSpore's ``net.set_train(False)``."""
+    if not call.is_method:
+        return False
+    arguments = call.every_argument()
+    if call.method in EVAL_METHODS:
+        return not arguments
+    return (call.method in TRAIN_MODE_METHODS and len(arguments) == 1 and arguments[0].known
+            and arguments[0].value is False)
+
+
+def uses_gpu(call: Call, other_accelerator: Callable[[], bool] = lambda: False) -> bool:
+    """``x.cuda()``, ``torch.cuda.*`` (not its seeding: the seeding block has it), a ``"cuda"`` or
+    ``"gpu"`` argument, ``device_ids=`` (unless the module names another accelerator, an XPU), or a
+    framework that picks the GPU when there is one (Lightning's and Hugging Face's ``Trainer``,
+    accelerate's ``Accelerator``, mmengine's ``Runner``): the run can use CUDA (DET303).
+    ``other_accelerator()`` says whether the module names an XPU device; asked only when needed."""
+    name = call.name
+    if call.method == "cuda" or (name.startswith("torch.cuda.") and name not in T.SEEDERS):
+        return True
+    name = _built(call)
+    if name.startswith(GPU_PICKING) or (name.endswith("Trainer") and name.split(".", 1)[0] in T.TRAINER_ROOTS):
+        return True
+    for keyword, _ in call.keywords:
+        if keyword in GPU_KEYWORDS:
+            return not other_accelerator()  # ``DDP(model, device_ids=[f"xpu:{rank}"])``
+    return any(arg.known and isinstance(arg.value, str) and names_gpu(arg.value) for arg in call.every_argument())
+
+
+def _built(call: Call) -> str:
+    """The class a ``from_*`` constructor builds (``Trainer.from_argparse_args(args)``), else the name."""
+    if call.method.startswith("from_") and call.name.count("."):
+        return call.name.rsplit(".", 1)[0]
+    return call.name
+
+
+def _fits_a_model(call: Call) -> bool:
+    """``.fit`` trains, except on a scikit-learn object that draws nothing (``StandardScaler``)."""
+    receiver = call.receiver_name or (call.name[: -len(".fit")] if call.name.endswith(".fit") else "")
+    if not receiver.startswith("sklearn."):
+        return True
+    return receiver.replace("()", "") in SKLEARN_RANDOM_STATE
+
+
+def _steps_an_optimizer(call: Call) -> bool:
+    if call.receiver_name.startswith("torch.optim."):
+        return True
+    last = call.receiver.rsplit(".", 1)[-1].lower()
+    return "optim" in last or last in ("opt", "optimiser") or last.startswith("opt_")
+
+
+def argument(call: Call, keyword: str, position: Optional[int] = None) -> Optional[Arg]:
+    """The argument given as ``keyword=`` or at ``position``; None when not given."""
+    for name, arg in call.keywords:
+        if name == keyword:
+            return arg
+    if position is not None and position < len(call.args):
+        return call.args[position]
+    return None

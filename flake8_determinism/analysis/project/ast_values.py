@@ -1,0 +1,106 @@
+"""Arguments and literals read off an ``ast`` call, for the project summaries (``summary.py``)."""
+
+import ast
+from typing import Optional, Tuple
+
+from .. import calls as C
+from ..ast_names import dotted
+
+
+def is_none(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def keyword_value(call: ast.Call, name: str):
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def has_double_star(call: ast.Call) -> bool:
+    return any(keyword.arg is None for keyword in call.keywords)
+
+
+def argument(call: ast.Call, name: str, position: Optional[int]):
+    found = keyword_value(call, name)
+    if found is None and position is not None and len(call.args) > position:
+        found = call.args[position]
+        if isinstance(found, ast.Starred):
+            return None
+    return found
+
+
+def literal(node) -> Tuple[bool, object]:
+    if isinstance(node, ast.Constant):
+        return True, node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant) and isinstance(node.op, ast.USub):
+        return True, -node.operand.value if isinstance(node.operand.value, (int, float)) else None
+    return False, None
+
+
+def arg_of(node) -> C.Arg:
+    known, value = literal(node)
+    return C.Arg(True, value) if known else C.Arg(False, None, dotted(node))
+
+
+def signature(call: ast.Call) -> dict:
+    """What a call passes (``events.Call``'s fields): how many positional arguments, which
+    keywords, which of them are a literal ``False``, ``None`` or ``0`` (keyword names, ``"#i"``
+    for the i-th positional), the string literals it passes ((name, value) pairs); ``-1`` and
+    ``("**",)``: unknown."""
+    positional = -1 if any(isinstance(a, ast.Starred) for a in call.args) else len(call.args)
+    keywords = tuple("**" if k.arg is None else k.arg for k in call.keywords)
+    off = tuple("#%d" % i for i, a in enumerate(call.args) if is_off(a))
+    off += tuple(k.arg for k in call.keywords if k.arg is not None and is_off(k.value))
+    return {"positional": positional, "keywords": keywords, "off": off, "texts": texts(call), "known": True}
+
+
+def texts(call: ast.Call) -> tuple:
+    """The string literals a call passes: ((keyword or ``"#i"``, value), ...)."""
+    found = tuple(("#%d" % i, a.value) for i, a in enumerate(call.args)
+                  if isinstance(a, ast.Constant) and isinstance(a.value, str))
+    return found + tuple((k.arg, k.value.value) for k in call.keywords
+                         if k.arg is not None and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str))
+
+
+def text_defaults(args: ast.arguments) -> dict:
+    """{parameter: default} for the parameters whose default is a string literal."""
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(arg, default) for arg, default in zip(args.kwonlyargs, args.kw_defaults) if default is not None]
+    return {arg.arg: default.value for arg, default in pairs
+            if isinstance(default, ast.Constant) and isinstance(default.value, str)}
+
+
+def is_off(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value in (False, None, 0) and not isinstance(node.value, str)
+
+
+def truthy(node) -> bool:
+    if node is None:
+        return False
+    known, value = literal(node)
+    return bool(value) if known else True
+
+
+def literal_path(node) -> Optional[str]:
+    """``"../lib"``, or ``os.path.dirname(...(__file__))`` nested k times: ``"@k"`` (k-1
+    levels above the module's own directory); ``os.path.join(<that>, "x")``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    depth = 0
+    current = node
+    while isinstance(current, ast.Call) and dotted(current.func) in (
+        "os.path.dirname", "os.path.abspath", "os.path.realpath", "path.dirname", "osp.dirname", "osp.abspath",
+    ) and current.args:
+        if dotted(current.func).endswith("dirname"):
+            depth += 1
+        current = current.args[0]
+    if isinstance(current, ast.Name) and current.id == "__file__" and depth:
+        return "@%d" % depth
+    if isinstance(node, ast.Call) and dotted(node.func) in ("os.path.join", "osp.join") and len(node.args) == 2:
+        base, tail = literal_path(node.args[0]), node.args[1]
+        if base and base.startswith("@") and isinstance(tail, ast.Constant) and isinstance(tail.value, str):
+            return base + "/" + tail.value
+    return None
