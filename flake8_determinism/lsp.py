@@ -76,7 +76,7 @@ def pylsp_lint(config, workspace, document):
 
 
 def _forget_project() -> None:
-    from .analysis.project.model import forget
+    from .analysis.project.views import forget
 
     forget()
 

@@ -82,7 +82,7 @@ class ProjectImports:
 
     def __bool__(self) -> bool:
         if self._answer is None:
-            from .analysis.project.model import imports_project_module
+            from .analysis.project.views import imports_project_module
 
             self._answer = bool(self.path) and imports_project_module(self.tree, self.path, self.settings)
         return self._answer

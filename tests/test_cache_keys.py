@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from flake8_determinism import settings as S
-from flake8_determinism.analysis.project import model, results
+from flake8_determinism.analysis.project import results, views
 from flake8_determinism.analysis.project.results import Results
 from flake8_determinism.analysis.project.store import CACHE_DIRECTORY, KEPT_INSTALLATIONS, Store
 from flake8_determinism.fix.transform import fix_source
@@ -71,9 +71,9 @@ def plugin(monkeypatch):
     """The plugin's settings restored after each test; each lint starts as a new process would,
     with only the cache on disk carried over."""
     monkeypatch.setattr(DeterminismChecker, "settings", Settings())
-    model.forget()
+    views.forget()
     yield
-    model.forget()
+    views.forget()
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def linted(monkeypatch):
 
 def lint(root: Path, settings: Settings) -> dict:
     """What the flake8 plugin reports for each file of the project, with the cache (when warm)."""
-    model.forget()
+    views.forget()
     results._results.clear()
     DeterminismChecker.settings = settings
     found = {}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_determinism.analysis.project import model
+from flake8_determinism.analysis.project import views
 from flake8_determinism import settings
 from flake8_determinism.fix.cli import main
 
@@ -37,9 +37,9 @@ def numpy_importable(monkeypatch):
 
 def fix_project(project: Path, extra, monkeypatch, capsys, *options) -> int:
     monkeypatch.chdir(project)
-    model.forget()
+    views.forget()
     status = main(["-j1", "--determinism-torch-version", "2.13", *extra, *options, "."])
-    model.forget()
+    views.forget()
     return status
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_determinism.analysis.project import layout, model
+from flake8_determinism.analysis.project import layout, model, views
 from flake8_determinism.analysis.project.store import CACHE_DIRECTORY
 from flake8_determinism.checker import check_source
 from flake8_determinism.settings import Settings
@@ -39,9 +39,9 @@ def write(root: Path, files: dict) -> Path:
 @pytest.fixture(autouse=True)
 def fresh_model():
     """Each test sees the file system as it made it (the model remembers stat calls per process)."""
-    model.forget()
+    views.forget()
     yield
-    model.forget()
+    views.forget()
 
 
 def codes(root: Path, name: str, cache: bool = False, project_root=None, strict=False):
@@ -141,7 +141,7 @@ def test_the_cache_is_written_ignored_by_git_and_read_back(tmp_path, monkeypatch
     cache = tmp_path / CACHE_DIRECTORY
     assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
     assert list(cache.rglob("*.m"))
-    model.forget()
+    views.forget()
     summarized = []
     monkeypatch.setattr(model, "_summarize_file", lambda *a: summarized.append(a) or None)
     assert codes(tmp_path, "train.py", cache=True) == first
@@ -152,7 +152,7 @@ def test_a_changed_module_is_summarized_again(tmp_path):
     write(tmp_path, {"helpers.py": SEEDS_TORCH,
                      "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
     assert not [c for _, c in codes(tmp_path, "train.py", cache=True) if c == "DET100"]
-    model.forget()
+    views.forget()
     (tmp_path / "helpers.py").write_text("def prepare(seed):\n    pass  # seeds nothing any more\n")
     assert (4, "DET100") in codes(tmp_path, "train.py", cache=True)
 
@@ -163,7 +163,7 @@ def test_a_corrupt_cache_is_a_miss(tmp_path):
     expected = codes(tmp_path, "train.py", cache=True)
     for entry in (tmp_path / CACHE_DIRECTORY).rglob("*.m"):
         entry.write_bytes(b"\x00garbage" * 3)
-    model.forget()
+    views.forget()
     assert codes(tmp_path, "train.py", cache=True) == expected
 
 
@@ -300,7 +300,7 @@ def test_a_project_of_many_files_is_never_listed(tmp_path):
     assert time.perf_counter() - start < 2.0
     assert not [c for _, c in found if c == "DET100"]
     settings = Settings.from_values(project_root=str(tmp_path), cache=False)
-    project = model.project_for(str(tmp_path / "train.py"), settings)
+    project = views.project_for(str(tmp_path / "train.py"), settings)
     assert len(project._modules) <= 2
 
 
@@ -336,7 +336,7 @@ def test_a_warm_lint_reuses_the_findings_while_nothing_it_read_changed(tmp_path,
     write(tmp_path, {"pyproject.toml": "", "helpers.py": SEEDS_TORCH,
                      "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
     first = plugin_findings(tmp_path / "train.py")
-    model.forget()
+    views.forget()
     assert plugin_findings(tmp_path / "train.py") == first
     assert linted == [str(tmp_path / "train.py")]  # linted once, then read back
 
@@ -345,7 +345,7 @@ def test_a_changed_module_the_lint_read_makes_it_lint_again(tmp_path):
     write(tmp_path, {"pyproject.toml": "", "helpers.py": SEEDS_TORCH,
                      "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
     assert ("DET100" not in {code for _, code in plugin_findings(tmp_path / "train.py")})
-    model.forget()
+    views.forget()
     time.sleep(0.01)
     (tmp_path / "helpers.py").write_text("def prepare(seed):\n    pass  # seeds nothing any more\n")
     assert (4, "DET100") in plugin_findings(tmp_path / "train.py")
@@ -359,7 +359,7 @@ def test_an_edited_hparams_file_makes_it_lint_again(tmp_path):
         "train.py": TRAIN.format(imports="from hyperpyyaml import load_hyperpyyaml",
                                  call="hparams = load_hyperpyyaml(open('hparams/train.yaml'))")})
     assert "DET100" not in {code for _, code in plugin_findings(tmp_path / "train.py")}
-    model.forget()
+    views.forget()
     time.sleep(0.01)
     hparams.write_text("lr: 0.1\n")
     assert (4, "DET100") in plugin_findings(tmp_path / "train.py")
@@ -370,7 +370,7 @@ def test_a_module_that_appears_makes_it_lint_again(tmp_path):
     write(tmp_path, {"pyproject.toml": "",
                      "train.py": TRAIN.format(imports="from helpers import prepare", call="prepare(0)")})
     assert (4, "DET100") in plugin_findings(tmp_path / "train.py")
-    model.forget()
+    views.forget()
     write(tmp_path, {"helpers.py": SEEDS_TORCH})
     assert (4, "DET100") not in plugin_findings(tmp_path / "train.py")
 

@@ -6,7 +6,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 import libcst as cst
 
 from .facts import ModuleFacts
-from .project.model import FileView, project_for
+from .project.views import FileView, project_for
 from .project.ast_values import literal_path
 from .index import CallSite, ModuleIndex, build_index, dotted_name
 from ..tables.aliases import KNOWN_ROOTS

@@ -12,7 +12,7 @@ import hashlib
 from typing import List, Optional, Tuple
 
 from .layout import linked_copy_of
-from .model import project_for
+from .views import project_for
 from .store import Store
 
 Found = Tuple[int, int, str, str]  # (line, column, code, message)

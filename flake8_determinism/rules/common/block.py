@@ -166,7 +166,7 @@ def plan(ctx, needs: FrozenSet[str], spelling, settings, throwing_op: bool) -> M
 
 def _imported_in_project(ctx) -> bool:
     """Does a module of the project import this one (unknown in a tree too large: yes)?"""
-    from ...analysis.project.model import importers_of
+    from ...analysis.project.views import importers_of
 
     view = ctx.project
     if view is None:
