@@ -76,3 +76,41 @@ def judged_both_ways(source: str, settings, tmp: Path):
     before = codes(source, settings, alone, "script.py")
     after = codes(ENTRY, settings, project, "train.py") + codes(helper, settings, project, "helper.py")
     return before, after
+
+
+def entries(project: Path):
+    """The project's modules whose code a run starts in: a ``__main__`` block, or module-level work."""
+    found = []
+    for path in sorted(project.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        if any(_is_main_guard(node) for node in tree.body) or any(
+                isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) for node in tree.body):
+            found.append(path)
+    return found
+
+
+def project_codes(folder: Path, settings) -> Counter:
+    found: Counter = collections.Counter()
+    for path in sorted(folder.rglob("*.py")):
+        if ".determinism_cache" in path.parts:
+            continue
+        source = path.read_text(encoding="utf-8")
+        found += collections.Counter(f.code for f in check_source(
+            source, settings._replace(project_root=str(folder), cache=False),
+            filename=path.relative_to(folder).as_posix(), path=str(path)))
+    return found
+
+
+def project_moved(project: Path, entry: Path, settings, tmp: Path):
+    """(the project's codes, the codes with ``entry``'s code moved into a module beside it)."""
+    import shutil
+
+    copy = tmp / "moved"
+    shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".determinism_cache"))
+    moved_entry = copy / entry.relative_to(project)
+    helper_name = "moved_" + entry.stem
+    helper = moved(entry.read_text(encoding="utf-8"))
+    (moved_entry.parent / (helper_name + ".py")).write_text(helper)
+    moved_entry.write_text(ENTRY.replace("helper", helper_name))
+    return project_codes(project, settings), project_codes(copy, settings)

@@ -7,8 +7,9 @@ script and the same line moved into a helper module get the same answer
 (``tests/test_parity.py``).  Nothing here looks at a tree.
 """
 
-from typing import Callable, NamedTuple, Optional, Tuple
+from typing import Callable, FrozenSet, NamedTuple, Optional, Tuple
 
+from ..tables import determinism as D
 from ..tables import seeding as T
 from ..tables.run_uses import EVAL_METHODS, GPU_KEYWORDS, GPU_PICKING, TRAIN_MODE_METHODS, TRAINING_SWITCHES, names_gpu
 from ..tables.sklearn import SKLEARN_RANDOM_STATE
@@ -25,10 +26,14 @@ class Arg(NamedTuple):
 
     known: bool  # a literal constant (``0``, ``"cuda"``, ``True``, ``None``)
     value: object  # its value when known
-    spelled: str = ""  # ``args.mode`` for a name or attribute chain, else ""
+    spelled: str = ""  # ``args.mode`` for a name or attribute chain, "*" for ``*args``, else ""
+    # A ``{"k": v}`` display or ``dict(k=v)`` call: its entries with literal string keys, in order;
+    # None for anything else, or a mapping with a key that is not a literal (``**other``).
+    entries: Optional[Tuple[Tuple[str, "Arg"], ...]] = None
 
 
 UNKNOWN_ARG = Arg(False, None)
+STARRED = Arg(False, None, "*")  # ``*args``: the positions after it are unknown
 
 
 class Call(NamedTuple):
@@ -131,11 +136,124 @@ def _steps_an_optimizer(call: Call) -> bool:
     return "optim" in last or last in ("opt", "optimiser") or last.startswith("opt_")
 
 
-def argument(call: Call, keyword: str, position: Optional[int] = None) -> Optional[Arg]:
-    """The argument given as ``keyword=`` or at ``position``; None when not given."""
+def argument(call: Call, keyword: Optional[str], position: Optional[int] = None) -> Optional[Arg]:
+    """The argument given as ``keyword=`` or at ``position``; None when surely not given;
+    ``UNKNOWN_ARG`` when ``*args``/``**kwargs`` may carry it."""
+    hidden = False
     for name, arg in call.keywords:
-        if name == keyword:
+        if name == keyword and keyword is not None:
             return arg
-    if position is not None and position < len(call.args):
-        return call.args[position]
-    return None
+        hidden = hidden or name == "**"
+    if position is not None:
+        for index, arg in enumerate(call.args):
+            if arg is STARRED:
+                return UNKNOWN_ARG
+            if index == position:
+                return arg
+    return UNKNOWN_ARG if hidden else None
+
+
+# -- deterministic-mode switches (tables/determinism.py) --------------------------------------
+FROM_ARGPARSE = ".from_argparse_args"
+ON, OFF, WARN, UNREAD = "on", "off", "warn", "unread"
+_NONE: FrozenSet[str] = frozenset()
+
+
+def switches(call: Call) -> FrozenSet[str]:
+    """The deterministic-mode switches running ``call`` turns on: an ``ENABLERS`` helper with its
+    flag (``use_deterministic_algorithms(True)``, ``Trainer(deterministic=True)``, also through
+    ``Trainer.from_argparse_args(args, deterministic=True)`` and ``TrainingArguments`` subclasses),
+    an environment variable set (``os.environ.setdefault``, ``os.environ.update``), mmengine's
+    ``Runner(randomness=dict(deterministic=True))``.  ``DETERMINISM_UNREAD`` when the flag is not
+    a literal."""
+    name = D.TRAINING_ARGUMENTS if D.is_training_arguments(call.name) else call.name
+    if name.endswith(FROM_ARGPARSE):
+        built = name[: -len(FROM_ARGPARSE)]
+        if built in D.ENABLERS:  # the keywords go to the class it builds
+            keyword = D.ENABLERS[built].keyword
+            if keyword is not None and argument(call, keyword) is not None:
+                return switches_for(*enabler_state(built, call))
+        return _NONE
+    if name in D.ENABLERS:
+        return switches_for(*enabler_state(name, call))
+    if name in D.ENV_SETTERS:
+        return _env_switches(argument(call, "key", 0), argument(call, "value", 1))
+    if name == D.ENV_UPDATE:
+        found = _NONE
+        for key, value in _environ_items(call):
+            found = found | _env_switches(key, value)
+        return found
+    if name in D.MMENGINE_RUNNERS:
+        return randomness_switches(argument(call, D.MMENGINE_RANDOMNESS))
+    return _NONE
+
+
+def flag_state(given: Optional[Arg], on=(True,), warn=()) -> str:
+    """``ON``/``WARN``/``OFF`` for a literal flag, ``UNREAD`` when not a literal; absent: ``OFF``."""
+    if given is None:
+        return OFF
+    if not given.known:
+        return UNREAD
+    if given.value in warn:
+        return WARN
+    return ON if given.value in on or (on == (True,) and given.value is not False and bool(given.value)) else OFF
+
+
+def enabler_state(name: str, call: Call) -> Tuple[str, FrozenSet[str]]:
+    """(state, switches) of a call to an ``ENABLERS`` helper."""
+    enabler = D.ENABLERS[name]
+    state = ON
+    if enabler.keyword is not None:
+        state = flag_state(argument(call, enabler.keyword, enabler.position), enabler.on, enabler.warn)
+    if state == ON and enabler.warn_keyword is not None:
+        warn_only = flag_state(argument(call, enabler.warn_keyword))
+        state = WARN if warn_only == ON else UNREAD if warn_only == UNREAD else ON
+    return state, enabler.switches
+
+
+def switches_for(state: str, turned: FrozenSet[str]) -> FrozenSet[str]:
+    if state == ON:
+        return turned
+    if state == WARN:
+        return (turned - {D.ALGORITHMS}) | {D.ALGORITHMS_WARN_ONLY}
+    if state == UNREAD:
+        return frozenset({D.DETERMINISM_UNREAD})
+    return _NONE
+
+
+def randomness_switches(config: Optional[Arg]) -> FrozenSet[str]:
+    """mmengine's ``randomness=dict(seed=..., deterministic=True)``."""
+    if config is None:
+        return _NONE
+    if config.entries is None:  # ``randomness=cfg.randomness``, ``dict(**other)``: not read
+        return frozenset({D.DETERMINISM_UNREAD})
+    value = dict(config.entries).get("deterministic")
+    if value is None:
+        return _NONE
+    state = (ON if value.value is True else OFF) if value.known else UNREAD
+    return switches_for(state, frozenset({D.ALGORITHMS, D.CUDNN_DETERMINISTIC}))
+
+
+def env_switches(name: object, value: Arg) -> FrozenSet[str]:
+    """``CUBLAS_WORKSPACE_CONFIG``/``TF_DETERMINISTIC_OPS`` set to ``value``."""
+    if name == D.CUBLAS_VARIABLE and (not value.known or value.value in D.CUBLAS_VALUES):
+        return frozenset({D.CUBLAS_CONFIG})
+    if name in D.TF_DETERMINISM_VARIABLES and (not value.known or str(value.value) not in D.TF_DETERMINISM_OFF):
+        return frozenset({D.TF_OP_DETERMINISM})
+    return _NONE
+
+
+def _env_switches(key: Optional[Arg], value: Optional[Arg]) -> FrozenSet[str]:
+    if key is None or value is None or not key.known:
+        return _NONE
+    return env_switches(key.value, value)
+
+
+def _environ_items(call: Call):
+    """(key, value) of ``os.environ.update({...})`` / ``update(KEY=value)``."""
+    for name, value in call.keywords:
+        if name != "**":
+            yield Arg(True, name), value
+    for arg in call.args:
+        for name, value in arg.entries or ():
+            yield Arg(True, name), value

@@ -2,7 +2,7 @@
 
 from .._lazy import cst
 from .args import literal
-from .calls import RECEIVER_METHODS, UNKNOWN_ARG, Arg, Call
+from .calls import RECEIVER_METHODS, STARRED, UNKNOWN_ARG, Arg, Call
 from .nodes import dotted_name
 
 
@@ -23,7 +23,7 @@ def call_of(site, name, resolve) -> Call:
         if arg.star == "**":
             keywords.append(("**", UNKNOWN_ARG))
         elif arg.star:
-            args.append(UNKNOWN_ARG)
+            args.append(STARRED)
         elif arg.keyword is not None:
             keywords.append((arg.keyword.value, _arg(arg.value)))
         else:
@@ -31,6 +31,35 @@ def call_of(site, name, resolve) -> Call:
     return Call(name or "", method, is_method, receiver, receiver_name, tuple(args), tuple(keywords))
 
 
-def _arg(value) -> Arg:
+def call_argument(value) -> Arg:
+    """One expression as an argument would be read (``dict(seed=0, deterministic=True)``)."""
+    return _arg(value)
+
+
+def _arg(value, depth: int = 0) -> Arg:
     known, constant = literal(value)
-    return Arg(True, constant) if known else Arg(False, None, dotted_name(value))
+    if known:
+        return Arg(True, constant)
+    return Arg(False, None, dotted_name(value), _entries(value, depth) if depth < 2 else None)
+
+
+def _entries(value, depth: int):
+    """The entries of a ``{"k": v}`` display or a ``dict(k=v)`` call; None when not one, or when
+    a key is not a literal string."""
+    found = []
+    if isinstance(value, cst.Dict):
+        for element in value.elements:
+            if not isinstance(element, cst.DictElement):
+                return None  # ``**other``
+            known, key = literal(element.key)
+            if not known or not isinstance(key, str):
+                return None
+            found.append((key, _arg(element.value, depth + 1)))
+        return tuple(found)
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
+        for arg in value.args:
+            if arg.keyword is None:
+                return None
+            found.append((arg.keyword.value, _arg(arg.value, depth + 1)))
+        return tuple(found)
+    return None

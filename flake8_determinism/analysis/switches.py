@@ -8,12 +8,14 @@ mmengine's ``randomness=dict(...)``/``env_cfg=dict(...)`` wherever they are writ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional
 
 from .._lazy import cst
 from ..tables import determinism as D
 from ..tables.aliases import KNOWN_ROOTS
+from . import calls
 from .args import MISSING, UNKNOWN, find_arg, literal
+from .cst_calls import call_argument
 from .flow import builtin_name
 from .nodes import dotted_name
 from .scopes import lookup
@@ -22,7 +24,6 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from .index import Assignment, CallSite
 
 _NONE: FrozenSet[str] = frozenset()
-FROM_ARGPARSE = ".from_argparse_args"
 ON, OFF, WARN, UNREAD = "on", "off", "warn", "unread"
 
 
@@ -41,55 +42,19 @@ def flag_state(call: cst.Call, keyword: Optional[str], position: Optional[int], 
     return ON if constant in on or (on == (True,) and constant is not False and bool(constant)) else OFF
 
 
-def enabler_state(qualname: str, call: cst.Call) -> Tuple[str, FrozenSet[str]]:
-    """(state, switches) of a call to an ``ENABLERS`` helper."""
-    enabler = D.ENABLERS[qualname]
-    state = ON
-    if enabler.keyword is not None:
-        state = flag_state(call, enabler.keyword, enabler.position, enabler.on, enabler.warn)
-    if state == ON and enabler.warn_keyword is not None:
-        warn_only = flag_state(call, enabler.warn_keyword, None)
-        state = WARN if warn_only == ON else UNREAD if warn_only == UNREAD else ON
-    return state, enabler.switches
-
-
-def _switches_for(state: str, switches: FrozenSet[str]) -> FrozenSet[str]:
-    if state == ON:
-        return switches
-    if state == WARN:
-        return (switches - {D.ALGORITHMS}) | {D.ALGORITHMS_WARN_ONLY}
-    if state == UNREAD:
-        return frozenset({D.DETERMINISM_UNREAD})
-    return _NONE
-
-
-def call_switches(site: CallSite, qualname: Optional[str], parents) -> FrozenSet[str]:
-    """Switches turned on by running this call."""
-    call = site.node
-    if qualname is not None and D.is_training_arguments(qualname):
-        qualname = D.TRAINING_ARGUMENTS  # ``SFTConfig``, ``Seq2SeqTrainingArguments``: its subclasses
-    built = qualname[: -len(FROM_ARGPARSE)] if qualname is not None and qualname.endswith(FROM_ARGPARSE) else None
-    if built in D.ENABLERS:
-        # ``Trainer.from_argparse_args(args, deterministic=True)``: the keywords go to ``Trainer``
-        keyword = D.ENABLERS[built].keyword
-        if keyword is not None and find_arg(call, keyword) is not MISSING:
-            return _switches_for(*enabler_state(built, call))
-        return _NONE
-    if qualname in D.ENABLERS:
-        return _switches_for(*enabler_state(qualname, call))
-    if qualname in D.ENV_SETTERS:
-        return _env_switches(find_arg(call, "key", 0), find_arg(call, "value", 1))
-    if qualname == D.ENV_UPDATE:
-        found: FrozenSet[str] = _NONE
-        for key, value in environ_update_items(call):
-            found = found | _env_switches(key, value)
+def call_switches(site: CallSite, call: calls.Call, parents) -> FrozenSet[str]:
+    """Switches turned on by running this call: ``calls.switches`` (the question every module's
+    calls are asked), and what only the linted file's tree shows -- ``HfArgumentParser`` over
+    ``TrainingArguments`` (the command line sets ``--full_determinism``), an mmengine config's
+    ``randomness = dict(...)``, a helper of the module named like a determinism switch."""
+    found = calls.switches(call)
+    if found:
         return found
+    qualname = call.name or None
     if qualname in D.ARGUMENT_PARSERS and _parses_training_arguments(site):
         return frozenset({D.DETERMINISM_UNREAD})  # ``--full_determinism`` is the user's to pass
-    if qualname in D.MMENGINE_RUNNERS:
-        return _randomness_switches(find_arg(call, D.MMENGINE_RANDOMNESS, None))
     if qualname is None and is_config_dict(site, parents, D.MMENGINE_RANDOMNESS):
-        return _randomness_switches(call)
+        return calls.randomness_switches(call_argument(site.node))
     if _is_named_helper(site, qualname):
         return frozenset({D.DETERMINISM_UNREAD})
     return _NONE
@@ -126,7 +91,7 @@ def assignment_switches(assignment: Assignment, target_name: Optional[str]) -> F
     """Switches turned on by ``cudnn.deterministic = True`` or ``os.environ[KEY] = value``."""
     if target_name == D.CUDNN_DETERMINISTIC:
         state = _literal_state(assignment.value)
-        return _switches_for(state, frozenset({D.CUDNN_DETERMINISTIC}))
+        return calls.switches_for(state, frozenset({D.CUDNN_DETERMINISTIC}))
     if target_name == D.ENVIRON + "[]":
         return _env_switches(subscript_key(assignment.target), assignment.value)
     return _NONE
@@ -154,14 +119,7 @@ def _env_switches(key, value) -> FrozenSet[str]:
     if key in (MISSING, UNKNOWN) or value in (MISSING, UNKNOWN):
         return _NONE
     known, name = literal(key)
-    if not known:
-        return _NONE
-    known, text = literal(value)
-    if name == D.CUBLAS_VARIABLE and (not known or text in D.CUBLAS_VALUES):
-        return frozenset({D.CUBLAS_CONFIG})
-    if name in D.TF_DETERMINISM_VARIABLES and (not known or str(text) not in D.TF_DETERMINISM_OFF):
-        return frozenset({D.TF_OP_DETERMINISM})
-    return _NONE
+    return calls.env_switches(name, call_argument(value)) if known else _NONE
 
 
 def environ_update_items(call: cst.Call) -> Iterator[tuple]:
@@ -190,16 +148,6 @@ def dict_entry(expr, key: str):
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "dict":
         return find_arg(expr, key, None)
     return UNKNOWN
-
-
-def _randomness_switches(config) -> FrozenSet[str]:
-    if config in (MISSING, UNKNOWN):
-        return _NONE
-    value = dict_entry(config, "deterministic")
-    if value is MISSING:
-        return _NONE
-    state = UNREAD if value is UNKNOWN else _literal_state(value)
-    return _switches_for(state, frozenset({D.ALGORITHMS, D.CUDNN_DETERMINISTIC}))
 
 
 def is_config_dict(site: CallSite, parents, variable: str) -> bool:

@@ -39,9 +39,26 @@ def literal(node) -> Tuple[bool, object]:
     return False, None
 
 
-def arg_of(node) -> C.Arg:
+def arg_of(node, depth: int = 0) -> C.Arg:
+    """An argument as plain values (``analysis/calls.py``)."""
     known, value = literal(node)
-    return C.Arg(True, value) if known else C.Arg(False, None, dotted(node))
+    if known:
+        return C.Arg(True, value)
+    return C.Arg(False, None, dotted(node), _entries(node, depth) if depth < 2 else None)
+
+
+def _entries(node, depth: int):
+    """The entries of a ``{"k": v}`` display or a ``dict(k=v)`` call; None when not one, or when
+    a key is not a literal string."""
+    if isinstance(node, ast.Dict):
+        if any(not (isinstance(k, ast.Constant) and isinstance(k.value, str)) for k in node.keys):
+            return None  # ``**other`` has no key
+        return tuple((k.value, arg_of(v, depth + 1)) for k, v in zip(node.keys, node.values))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+        if node.args or any(k.arg is None for k in node.keywords):
+            return None
+        return tuple((k.arg, arg_of(k.value, depth + 1)) for k in node.keywords)
+    return None
 
 
 def signature(call: ast.Call) -> dict:

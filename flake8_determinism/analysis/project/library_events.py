@@ -21,31 +21,6 @@ _DRAW_TABLES = (
 )
 
 
-def enabled(call: ast.Call, enabler) -> frozenset:
-    """The switches an ``ENABLERS`` call turns on (``analysis/switches.py`` for libcst)."""
-    if enabler.keyword is None and enabler.position is None:
-        state = True
-    else:
-        found = argument(call, enabler.keyword, enabler.position)
-        known, constant = literal(found) if found is not None else (True, False)
-        if not known:
-            return frozenset({DM.DETERMINISM_UNREAD})
-        if constant in enabler.warn:
-            return (enabler.switches - {DM.ALGORITHMS}) | {DM.ALGORITHMS_WARN_ONLY}
-        state = constant in enabler.on if enabler.on != (True,) else bool(constant)
-    if not state:
-        return frozenset()
-    if enabler.warn_keyword is not None:
-        warn = keyword_value(call, enabler.warn_keyword)
-        if warn is not None:
-            known, constant = literal(warn)
-            if not known:
-                return frozenset({DM.DETERMINISM_UNREAD})
-            if constant:
-                return (enabler.switches - {DM.ALGORITHMS}) | {DM.ALGORITHMS_WARN_ONLY}
-    return enabler.switches
-
-
 def inert(call: ast.Call, op) -> bool:
     if op.rate is not None:
         rate = argument(call, *op.rate)
@@ -85,11 +60,12 @@ def dataloader_use(call: ast.Call, spelled: str, line: int, col: int):
     return E.Use(line, col, T.TORCH, "shuffles the data (%s)" % spelled, True)
 
 
-def library_event(name: str, call: ast.Call, spelled: str, line: int, col: int):
-    """What a call of a library function does to the run: the event it makes, or None."""
+def library_event(name: str, call: ast.Call, switches: frozenset, spelled: str, line: int, col: int):
+    """What a call of a library function does to the run: the event it makes, or None.
+    ``switches``: the deterministic-mode switches it turns on (``calls.switches``)."""
     bare = name.replace("()", "")
     if name in DM.ENABLERS:
-        switches = enabled(call, DM.ENABLERS[name]) | T.SEEDERS.get(name, frozenset())
+        switches = switches | T.SEEDERS.get(name, frozenset())
         return E.Seed(line, col, tuple(sorted(switches))) if switches else None
     if name in T.SEEDERS:
         return E.Seed(line, col, tuple(sorted(T.SEEDERS[name])))

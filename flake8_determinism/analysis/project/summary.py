@@ -322,7 +322,7 @@ class _Summarizer:
             receiver = dotted(func.value)
             if method in C.RECEIVER_METHODS:
                 receiver_name = self.resolve(func.value, scope) or ""
-        args = tuple(C.UNKNOWN_ARG if isinstance(a, ast.Starred) else arg_of(a) for a in call.args)
+        args = tuple(C.STARRED if isinstance(a, ast.Starred) else arg_of(a) for a in call.args)
         keywords = tuple((k.arg or "**", C.UNKNOWN_ARG if k.arg is None else arg_of(k.value)) for k in call.keywords)
         return C.Call(name or "", method, is_method, receiver, receiver_name, args, keywords)
 
@@ -387,7 +387,10 @@ class _Summarizer:
             self._syspath(call)
             return
         spelled = dotted(func) or method
-        event = library_event(name, call, spelled, line, col)
+        switches = C.switches(view)
+        if switches and name not in DM.ENABLERS:  # an environment variable, a Runner's randomness=
+            yield E.Seed(line, col, tuple(sorted(switches)))
+        event = library_event(name, call, switches, spelled, line, col)
         if event is not None:
             yield event
         elif name.startswith("#") or name.split(".", 1)[0].lstrip(".") not in KNOWN_ROOTS or name.startswith("."):
