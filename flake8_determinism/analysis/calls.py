@@ -68,6 +68,19 @@ def trains(call: Call) -> bool:
     return (name.split(".", 1)[0] in T.TRAINER_ROOTS and last.endswith("Trainer")) or name in RUNNERS
 
 
+def trains_tensorflow(call: Call, roots) -> bool:
+    """A TensorFlow training step (DET306): a ``GradientTape``, or ``.fit``/``.train_on_batch``/
+    ``.apply_gradients`` in a module that imports TensorFlow (``roots``: its imported packages)
+    and is no JAX module (flax's ``state.apply_gradients``)."""
+    if not roots & D.TF_TRAINING_ROOTS:
+        return False
+    if call.name == D.TF_GRADIENT_TAPE:
+        return True
+    if roots & D.JAX_ROOTS and "keras" not in roots and not call.name.startswith("tensorflow.keras"):
+        return False
+    return call.is_method and call.method in D.TF_TRAINING_METHODS
+
+
 def sets_training_mode(call: Call, in_constructor: bool) -> bool:
     """``model.train()``, MindSpore's ``net.set_train()``, ``model.train(mode)`` with a training
     flag: the run trains a model (MindSpore's loop has no ``.backward()``).  Not in a constructor,

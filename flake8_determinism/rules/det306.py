@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from .._lazy import cst
+from ..analysis import calls
 from ..tables.determinism import TF_GRADIENT_TAPE, TF_OP_DETERMINISM, TF_TRAINING_METHODS, TF_TRAINING_ROOTS
+from .common.runs import run_of
 from .common import edits
 from .common.base import Report, Rule, module_report
 
@@ -33,6 +34,7 @@ class TensorFlowOpDeterminismOff(Rule):
     """
 
     code = "DET306"
+    cross_module = True  # the run may take its TensorFlow training steps in project modules
     fixes = "safe"
     precheck_scope = "entry"
     triggers = frozenset(TF_TRAINING_METHODS | {TF_GRADIENT_TAPE.rsplit(".", 1)[-1]})
@@ -67,10 +69,13 @@ class TensorFlowOpDeterminismOff(Rule):
         return text.has_any(TF_TRAINING_ROOTS) and super().might_fire(text, settings)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
-        if not ctx.index.imported_roots & TF_TRAINING_ROOTS:
-            return
         facts = ctx.facts
-        if not facts.is_entry or facts.is_self_test or facts.turns_on(TF_OP_DETERMINISM) or not _trains(ctx):
+        if not facts.is_entry or facts.is_self_test or facts.turns_on(TF_OP_DETERMINISM):
+            return
+        # The run, not the file: the training step may sit in a project module it calls.
+        run = run_of(ctx)
+        if not (ctx.index.imported_roots & TF_TRAINING_ROOTS and _trains(ctx)) and not (
+                run is not None and run.tensorflow_trains):
             return
         yield module_report(
             ctx,
@@ -81,18 +86,8 @@ class TensorFlowOpDeterminismOff(Rule):
         )
 
 
-JAX_ROOTS = frozenset({"jax", "flax", "optax"})
-
-
 def _trains(ctx: FileContext) -> bool:
-    """Entry code trains: a ``GradientTape`` or ``.fit``/``.train_on_batch``/``.apply_gradients``."""
-    reaches = ctx.facts.reaches
-    if any(reaches(site.fn) for site in ctx.calls_by_name.get(TF_GRADIENT_TAPE, ())):
-        return True
-    if ctx.index.imported_roots & JAX_ROOTS and "keras" not in ctx.index.imported_roots and not any(
-            name.startswith("tensorflow.keras") for name in ctx.calls_by_name):
-        return False  # JAX trains (flax's ``state.apply_gradients``); TensorFlow only feeds tf.data
-    return any(
-        site.method_name in TF_TRAINING_METHODS and isinstance(site.node.func, cst.Attribute) and reaches(site.fn)
-        for site in ctx.index.calls
-    )
+    """Entry code takes a TensorFlow training step (``calls.trains_tensorflow``)."""
+    roots = ctx.index.imported_roots
+    return any(ctx.facts.reaches(site.fn) and calls.trains_tensorflow(ctx.facts.call(site), roots)
+               for site in ctx.index.calls)

@@ -159,6 +159,8 @@ TF_TRAINING_ROOTS = frozenset({"tensorflow", "tf_keras"})
 # Calls that train a TensorFlow/Keras model (method names), and TF's tape.
 TF_TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch", "apply_gradients"})
 TF_GRADIENT_TAPE = "tensorflow.GradientTape"
+# A module importing these (and no Keras) trains with JAX: ``state.apply_gradients`` is flax's.
+JAX_ROOTS = frozenset({"jax", "flax", "optax"})
 
 
 # -- torch.compile autotuning (DET301) ----------------------------------------------

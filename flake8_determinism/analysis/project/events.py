@@ -72,6 +72,7 @@ class Trains(NamedTuple):
 
     line: int
     column: int
+    tensorflow: bool = False  # a TensorFlow training step (``calls.trains_tensorflow``)
 
 
 class TrainingMode(NamedTuple):

@@ -52,6 +52,7 @@ class Effects(NamedTuple):
     gpu: bool = False  # it can use CUDA (``.cuda()``, ``torch.device("cuda")``)
     roots: FrozenSet[str] = frozenset()  # the libraries imported by the modules whose code it runs
     training_mode: bool = False  # it puts a model in training mode (``model.train()``)
+    tensorflow_trains: bool = False  # a TensorFlow training step among its training (DET306)
 
 
 EMPTY = Effects()
@@ -400,12 +401,13 @@ class Project:
                  arguments: Optional[FrozenSet[str]] = None) -> Effects:
         seeds = set()
         unseeded, deferred = _Uses(), _Uses()
-        trains = loads = evaluates = gpu = training_mode = False
+        trains = loads = evaluates = gpu = training_mode = tensorflow_trains = False
         roots = set(module.roots)
         for event in events:
             kind = type(event)
             if kind is E.Trains:
                 trains = True
+                tensorflow_trains = tensorflow_trains or event.tensorflow
             elif kind is E.TrainingMode:
                 training_mode = True
             elif kind is E.UsesGpu:
@@ -429,6 +431,7 @@ class Project:
                 trains, loads = trains or called.trains, loads or called.loads
                 evaluates, gpu = evaluates or called.evaluates, gpu or called.gpu
                 training_mode = training_mode or called.training_mode
+                tensorflow_trains = tensorflow_trains or called.tensorflow_trains
                 roots.update(called.roots)
                 _merge(called, seeds, unseeded, deferred)
             elif kind is E.Import and import_depth < IMPORT_DEPTH:
@@ -438,7 +441,7 @@ class Project:
                 if imported is not None and imported is not module:
                     seeds.update(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1).seeds)
         return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates, gpu,
-                       frozenset(roots), training_mode)
+                       frozenset(roots), training_mode, tensorflow_trains)
 
     def _build_effects(self, klass: Target, signature=None) -> Effects:
         """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``

@@ -59,9 +59,10 @@ _SWITCH_ATTRIBUTES = frozenset({DM.CUDNN_DETERMINISTIC.rsplit(".", 1)[-1]})
 
 
 class _Summarizer:
-    def __init__(self, tree: ast.Module, imports_torch: bool) -> None:
+    def __init__(self, tree: ast.Module, roots: frozenset) -> None:
         self.tree = tree
-        self.imports_torch = imports_torch
+        self.roots = roots  # the packages the module imports
+        self.imports_torch = "torch" in roots
         self._xpu: Optional[bool] = None
         self.module = _Scope("module", None, IMPORT_TIME)
         self.bodies: Dict[str, List[tuple]] = {IMPORT_TIME: [], MAIN: []}
@@ -153,7 +154,10 @@ class _Summarizer:
         targets = node.targets if type(node) is ast.Assign else [node.target]
         for target in targets:
             self._bind_target(target, node.value, scope)
-            if isinstance(target, ast.Attribute) and target.attr in _SWITCH_ATTRIBUTES and node.value is not None:
+            if node.value is None:
+                continue
+            if (isinstance(target, ast.Attribute) and target.attr in _SWITCH_ATTRIBUTES) or (
+                    isinstance(target, ast.Subscript) and dotted(target.value).endswith("environ")):
                 self.calls[body].append((node, scope, SWITCH, target))
         return [(child, scope, body) for child in _children(node)]
 
@@ -362,8 +366,9 @@ class _Summarizer:
         method = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
         view = self.call_of(call, name, scope)
         in_constructor = scope.klass is not None and scope.key.endswith(".__init__")
-        if C.trains(view):
-            yield E.Trains(line, col)
+        tensorflow = C.trains_tensorflow(view, self.roots)
+        if C.trains(view) or tensorflow:
+            yield E.Trains(line, col, tensorflow)
         elif C.sets_training_mode(view, in_constructor):
             yield E.TrainingMode(line, col)
         if loads_weights(method):
@@ -397,8 +402,14 @@ class _Summarizer:
             yield E.Call(line, col, name)
         yield from self._passed(call, scope)
 
-    def _assigned_switches(self, target: ast.Attribute, value, scope: _Scope) -> tuple:
-        """``torch.backends.cudnn.deterministic = True``: the switch it turns on; () otherwise."""
+    def _assigned_switches(self, target, value, scope: _Scope) -> tuple:
+        """``torch.backends.cudnn.deterministic = True``, ``os.environ["CUBLAS_WORKSPACE_CONFIG"] =
+        ":4096:8"``: the switches it turns on; () otherwise."""
+        if isinstance(target, ast.Subscript):
+            if self.resolve(target.value, scope) != DM.ENVIRON:
+                return ()
+            known, name = literal(target.slice)
+            return tuple(sorted(C.env_switches(name, arg_of(value)))) if known else ()
         if self.resolve(target, scope) != DM.CUDNN_DETERMINISTIC:
             return ()
         known, constant = literal(value)
@@ -554,7 +565,7 @@ def _statement_calls(tree: ast.Module):
 def summarize(tree: ast.Module) -> dict:
     """The summary of a module (``model.Module`` reads it)."""
     roots = _imported_roots(tree)
-    summarizer = _Summarizer(tree, "torch" in roots)
+    summarizer = _Summarizer(tree, roots)
     summarizer.collect()
     module = summarizer.module
     names = {}

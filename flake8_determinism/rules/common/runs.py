@@ -123,6 +123,7 @@ class Run:
         # It trains by the contract's list (``calls.trains``: a backward pass, an optimizer step, a
         # Trainer), here or in the project modules it calls: DET303's "training run".
         self.steps = self.trains
+        self.tensorflow_trains = False  # a project module it calls takes a TensorFlow training step
         # Where the run first loads a checkpoint and first trains (run order): a checkpoint loaded
         # before training (or in a run that does not train) overwrites the initial weights; one
         # loaded after training (the best epoch's) does not.
@@ -281,6 +282,7 @@ class Run:
         view = self.ctx.project
         self.trains = self.trains or effects.trains or effects.training_mode
         self.steps = self.steps or effects.trains
+        self.tensorflow_trains = self.tensorflow_trains or effects.tensorflow_trains
         if effects.loads:
             self._mark("_first_load", site)
         if effects.trains or effects.training_mode:
