@@ -24,6 +24,7 @@ import re
 import shutil
 import sys
 import tempfile
+from importlib import metadata
 from typing import Optional, Tuple
 
 from ... import __version__
@@ -49,12 +50,20 @@ def code_stamp() -> str:
     rules and tables without changing ``__version__``, and what the old code made must not stand."""
     package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     stamp = hashlib.blake2b(__version__.encode(), digest_size=12)
+    stamp.update(_libcst_version().encode())  # its parser decides what the rules see
     for folder, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(f for f in files if f.endswith(".py")):
             info = os.stat(os.path.join(folder, name))
             stamp.update(("%s/%s %d %d;" % (folder[len(package):], name, info.st_size, info.st_mtime_ns)).encode())
     return stamp.hexdigest()
+
+
+def _libcst_version() -> str:
+    try:
+        return metadata.version("libcst")
+    except metadata.PackageNotFoundError:  # pragma: no cover - a dependency
+        return ""
 
 
 class Store:
