@@ -59,10 +59,9 @@ _SWITCH_ATTRIBUTES = frozenset({DM.CUDNN_DETERMINISTIC.rsplit(".", 1)[-1]})
 
 
 class _Summarizer:
-    def __init__(self, tree: ast.Module, roots: frozenset) -> None:
+    def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
-        self.roots = roots  # the packages the module imports
-        self.imports_torch = "torch" in roots
+        self.roots: set = set()  # the packages the module imports, anywhere in it (the first pass)
         self._xpu: Optional[bool] = None
         self.module = _Scope("module", None, IMPORT_TIME)
         self.bodies: Dict[str, List[tuple]] = {IMPORT_TIME: [], MAIN: []}
@@ -138,6 +137,7 @@ class _Summarizer:
                 top = alias.name.split(".")[0]
                 scope.bind(top, ("import", top))
             self.calls[body].append((node, scope, IMPORT, alias.name))
+            self.roots.add(alias.name.split(".")[0])
 
     def _import_from(self, node, scope: _Scope, body: str):
         module = "." * node.level + (node.module or "")
@@ -149,6 +149,8 @@ class _Summarizer:
                 continue
             scope.bind(alias.asname or alias.name, ("import", prefix + alias.name))
         self.calls[body].append((node, scope, IMPORT, module))
+        if node.module and not node.level:
+            self.roots.add(node.module.split(".")[0])
 
     def _assign(self, node, scope: _Scope, body: str):
         targets = node.targets if type(node) is ast.Assign else [node.target]
@@ -384,7 +386,7 @@ class _Summarizer:
                 yield E.Seed(line, col, tuple(sorted(T.SEEDING_METHODS[method])))
             elif "seed" in method.lower():
                 yield E.Call(line, col, "?" + method)
-            elif self.imports_torch and method in TENSOR_METHODS and keyword_value(call, "generator") is None:
+            elif "torch" in self.roots and method in TENSOR_METHODS and keyword_value(call, "generator") is None:
                 yield E.Use(line, col, T.TORCH, "draws (%s())" % (dotted(func) or method), False)
             yield from self._passed(call, scope)
             return
@@ -509,17 +511,6 @@ def _is_main_guard(test) -> bool:
     return len(names) == 1 and len(strings) == 1
 
 
-def _imported_roots(tree: ast.Module) -> frozenset:
-    """The top-level packages the module imports anywhere (``torch`` for ``from torch import nn``)."""
-    roots = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            roots.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            roots.add(node.module.split(".")[0])
-    return frozenset(roots)
-
-
 def syspath_additions(tree: ast.Module) -> Tuple[str, ...]:
     """The literal directories a module adds to ``sys.path`` (``summary["syspath"]``)."""
     found: List[str] = []
@@ -564,8 +555,7 @@ def _statement_calls(tree: ast.Module):
 
 def summarize(tree: ast.Module) -> dict:
     """The summary of a module (``model.Module`` reads it)."""
-    roots = _imported_roots(tree)
-    summarizer = _Summarizer(tree, roots)
+    summarizer = _Summarizer(tree)
     summarizer.collect()
     module = summarizer.module
     names = {}
@@ -574,7 +564,7 @@ def summarize(tree: ast.Module) -> dict:
             names[name] = binding[1]
     return {
         "bodies": summarizer.events(),
-        "roots": tuple(sorted(roots)),
+        "roots": tuple(sorted(summarizer.roots)),
         "classes": F.class_facts(summarizer),
         "names": names,  # module namespace: name -> qualified name or ``#def``
         "assigned": tuple(n for n, b in module.names.items() if b[0] == "assign"),
