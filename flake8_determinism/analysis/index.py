@@ -68,6 +68,11 @@ class ModuleIndex:
         self.parents: Dict[int, cst.CSTNode] = {}
         self.set_displays: List[CallSite] = []  # ``{a, b}`` and set comprehensions, as pseudo-sites
         self.loops: List[Tuple[cst.CSTNode, Scope, Optional[FunctionInfo], int]] = []  # For / CompFor
+        # Every attribute (``x.name``) and every plain string literal, with the function it is in
+        # (and a string's parent, an argument's being the call): what a module does with the
+        # attributes it makes (DET307, ``rules/common/buffers.py``).
+        self.attributes: List[Tuple[cst.Attribute, Optional[FunctionInfo]]] = []
+        self.strings: List[Tuple[cst.SimpleString, Optional[FunctionInfo], Optional[cst.CSTNode]]] = []
         self._class_places: Optional[Dict[int, tuple]] = None  # local_ancestry's map, built on first use
 
     def local_ancestry(self, klass) -> List[Tuple[cst.ClassDef, Scope, int]]:
@@ -161,14 +166,21 @@ class _Walker:
         keep_parent = _PARENT_KEPT
         handlers = _HANDLERS
         names_by_body = index.names_by_body
+        attributes, strings = index.attributes, index.strings
+        name_type, attribute_type, string_type = cst.Name, cst.Attribute, cst.SimpleString
         while stack:
             node, scope, fn, parent = stack.pop()
             self.order += 1
             node_type = type(node)
             if node_type in keep_parent:
                 parents[id(node)] = parent
-            if node_type is cst.Name:
+                if node_type is attribute_type:
+                    attributes.append((node, fn))
+            if node_type is name_type:
                 names_by_body[id(fn.node) if fn is not None else None].add(node.value)
+                continue
+            if node_type is string_type:  # holds no code (f-strings take the generic path)
+                strings.append((node, fn, parent))
                 continue
             handler = handlers.get(node_type)
             if handler is None:
@@ -435,8 +447,6 @@ _HANDLERS = {
     cst.If: _Walker.if_,
     cst.Set: _set_display,
     cst.Expr: _Walker.expr,
-    # Strings hold no code except f-strings, which the generic path visits.
-    cst.SimpleString: lambda self, node, scope, fn: None,
     cst.Integer: lambda self, node, scope, fn: None,
     cst.Float: lambda self, node, scope, fn: None,
 }

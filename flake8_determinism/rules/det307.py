@@ -1,21 +1,22 @@
 from __future__ import annotations
 
-import ast as _ast
 import builtins
 import re
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Set
 
 from .._lazy import cst
-from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ..analysis.nodes import code_children, self_attribute
-from ..analysis.scopes import canonical, lookup
+from ..analysis.args import literal
+from ..analysis.nodes import self_attribute
 from ..tables import memory as M
 from ..tables.aliases import KNOWN_ROOTS
 from .common.base import Report, Rule
+from .common.buffers import (
+    Creation, creation_of, empty_calls, inherited_initializes, initializing_name, plain_module, self_method,
+)
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
-    from ..analysis.index import CallSite
+
 
 # How one occurrence of ``<receiver>.<name>`` uses the tensor.
 WRITE = "write"  # an initializer writes it (``nn.init.zeros_(w)``, ``w.data.uniform_()``, ``w[...] = x``)
@@ -29,16 +30,6 @@ _FORWARD = "forward"
 _BY_NAME = frozenset({"_parameters", "_buffers", "__dict__"})
 _BUILTINS = frozenset(dir(builtins))
 _INIT_WORD = re.compile(r"(?:^|_)init", re.IGNORECASE)
-
-
-class Creation(NamedTuple):
-    node: object  # the ``torch.empty(...)`` call
-    klass: object  # the class whose method makes it
-    fn: object  # that method (FunctionInfo)
-    name: str  # the attribute: ``weight`` for ``self.weight`` / ``self.register_buffer("weight", ...)``
-    kind: str  # "parameter" | "buffer"
-    holder: object  # the statement's call or assignment that makes it a parameter or buffer
-    subject: str  # as the message names it: ``self.weight``, ``self.rel[...]``
 
 
 class UninitializedMemory(Rule):
@@ -160,7 +151,7 @@ class UninitializedMemory(Rule):
             shape.code.text, frozenset(self.triggers), M.HOLDER_WORDS)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
-        creations = [found for site in _empty_calls(ctx) for found in [_creation(ctx, site)] if found]
+        creations = [found for site in empty_calls(ctx) for found in [creation_of(ctx, site)] if found]
         if not creations:
             return
         module = _ModuleUses(ctx, {c.name for c in creations})
@@ -170,7 +161,7 @@ class UninitializedMemory(Rule):
         for creation in creations:
             klass = creation.klass
             if id(klass) not in judged:
-                judged[id(klass)] = _plain_module(ctx, klass)
+                judged[id(klass)] = plain_module(ctx, klass)
             if not judged[id(klass)]:
                 continue
             family = module.family(klass)
@@ -199,176 +190,34 @@ def _message(creation: Creation) -> str:
     )
 
 
-# -- where uninitialized tensors become parameters and buffers ------------------------------------
-
-
-def _empty_calls(ctx: FileContext) -> Iterator[CallSite]:
-    for site in ctx.index.calls:
-        if site.fn is None or not site.fn.is_method:
-            continue
-        func = site.node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in M.EMPTY_METHODS:
-            yield site
-        elif ctx.qualname(site) in M.EMPTY_CONSTRUCTORS:
-            yield site
-
-
-def _creation(ctx: FileContext, site: CallSite) -> Optional[Creation]:
-    call = site.node
-    if _has_no_elements(call):
-        return None
-    parents = ctx.index.parents
-    node = call
-    while True:  # ``torch.empty(n).to(device)`` gives the same values; ``.uniform_()`` writes them
-        parent = parents.get(id(node))
-        if not (isinstance(parent, cst.Attribute) and parent.value is node):
-            break
-        outer = parents.get(id(parent))
-        if not (isinstance(outer, cst.Call) and outer.func is parent and parent.attr.value in M.PASSING_ON):
-            return None
-        node = outer
-    wrapper = parents.get(id(node))  # the index records an argument's parent as the call itself
-    if not isinstance(wrapper, cst.Call) or not any(arg.value is node for arg in wrapper.args):
-        return None
-    klass = site.fn.parent_scope.node
-    name = ctx.resolver.resolve(wrapper.func, site.scope, site.order)
-    if name in M.PARAMETER_CLASSES or name in M.BUFFER_CLASSES:
-        if find_arg(wrapper, "data", 0) is not node:
-            return None
-        kind = "parameter" if name in M.PARAMETER_CLASSES else "buffer"
-        held = _held_as(ctx, wrapper)
-        if held is None:
-            return None
-        return Creation(call, klass, site.fn, held[0], kind, held[1], held[2])
-    if _self_method(wrapper) == "register_buffer" and find_arg(wrapper, "tensor", 1) is node:
-        attribute = _literal_name(wrapper)
-        return Creation(call, klass, site.fn, attribute, "buffer", wrapper, "self." + attribute) if attribute else None
-    return None
-
-
-def _held_as(ctx: FileContext, wrapper) -> Optional[tuple]:
-    """(attribute, holder) for ``self.w = Parameter(...)`` (also ``... if c else None``, ``self.w[k] =``)
-    and ``self.register_parameter("w", Parameter(...))``."""
-    parents = ctx.index.parents
-    holder = parents.get(id(wrapper))
-    if isinstance(holder, cst.IfExp):
-        holder = parents.get(id(holder))
-    if isinstance(holder, cst.Assign):
-        for target in holder.targets:
-            expr, entry = target.target, ""
-            if isinstance(expr, cst.Subscript):  # a ParameterDict/ParameterList entry
-                expr, entry = expr.value, "[...]"
-            attribute = self_attribute(expr)
-            if attribute:
-                return attribute, holder, "self." + attribute + entry
-        return None
-    if isinstance(holder, cst.Call) and _self_method(holder) == "register_parameter":
-        if find_arg(holder, "param", 1) is wrapper:
-            attribute = _literal_name(holder)
-            return (attribute, holder, "self." + attribute) if attribute else None
-    return None
-
-
-def _self_method(call) -> str:
-    func = call.func
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-        return func.attr.value
-    return ""
-
-
-def _literal_name(call) -> str:
-    value = find_arg(call, "name", 0)
-    if value in (MISSING, UNKNOWN):
-        return ""
-    ok, name = literal(value)
-    return name if ok and isinstance(name, str) and name.isidentifier() else ""
-
-
-def _has_no_elements(call) -> bool:
-    """``torch.empty(0)``, ``x.new_empty((0, d))``: nothing to initialize."""
-    sizes = []
-    for arg in call.args:
-        if arg.keyword is None and not arg.star:
-            value = arg.value
-            if isinstance(value, (cst.Tuple, cst.List)):
-                sizes.extend(element.value for element in value.elements)
-            else:
-                sizes.append(value)
-        elif arg.keyword is not None and arg.keyword.value == "size":
-            value = arg.value
-            if isinstance(value, (cst.Tuple, cst.List)):
-                sizes.extend(element.value for element in value.elements)
-    return any(literal(size) == (True, 0) for size in sizes)
-
-
-# -- the classes judged ---------------------------------------------------------------------------
-
-
-def _plain_module(ctx: FileContext, klass) -> bool:
-    """Does ``klass`` derive only from ``nn.Module``-like bases, which initialize nothing it adds
-    (directly, through classes defined here, or through project classes)?"""
-    module_like = False
-    for qualname in _outside_bases(ctx, klass):
-        if qualname in M.STATELESS_BASES:
-            continue
-        if qualname in M.PLAIN_MODULE_BASES:
-            module_like = True
-            continue
-        bases = _project_library_bases(ctx, qualname) - M.STATELESS_BASES
-        if bases and bases <= M.PLAIN_MODULE_BASES:
-            module_like = True
-            continue
-        return False  # a base we cannot see, or one that initializes
-    return module_like
-
-
-def _outside_bases(ctx: FileContext, klass) -> Iterator[Optional[str]]:
-    """The qualified names of the bases of ``klass`` and of its local ancestors that are not
-    defined in this module (``Generic[T]`` read as ``Generic``; ``object`` left out)."""
-    for node, scope, order in ctx.index.local_ancestry(klass):
-        for base in node.bases:
-            expr = base.value
-            if isinstance(expr, cst.Name):
-                binding = lookup(scope, expr.value, order)
-                if binding is not None and binding.kind == "class":
-                    continue  # in the ancestry already
-                if binding is None and expr.value == "object":
-                    continue
-            if isinstance(expr, cst.Subscript):  # ``Generic[T]``
-                expr = expr.value
-            yield ctx.resolver.resolve(expr, scope, order)
-
-
-def _project_library_bases(ctx: FileContext, qualname: Optional[str]) -> frozenset:
-    if not qualname or qualname.split(".", 1)[0] in KNOWN_ROOTS:
-        return frozenset()
-    project = ctx.project
-    if project is None:
-        return frozenset()
-    klass = project.class_target(qualname)
-    if klass is None:
-        return frozenset()
-    return frozenset(canonical(base) for base in project.project.library_bases(klass))
-
-
 # -- what the module does with the attributes ----------------------------------------------------
 
 
 class _ModuleUses:
-    """One walk of the module: every ``<receiver>.<name>`` for the attributes made with
-    ``torch.empty``, classified (WRITE, ASSIGN, PASS, ALIAS, READ, META), and what each function
-    does that initializes."""
+    """What the module does with the attributes made with ``torch.empty``, from the index's one
+    walk: every ``<receiver>.<name>`` of them, classified (WRITE, ASSIGN, PASS, ALIAS, READ, META),
+    and what each function does that initializes."""
 
     def __init__(self, ctx: FileContext, names: Set[str]) -> None:
         self.ctx = ctx
-        self.names = names
-        self.parents: Dict[int, object] = {}
+        index = ctx.index
+        # The index's parents: an argument's is the call, an assignment target's the statement.
+        self.parents: Dict[int, object] = index.parents
         self.occurrences: List[tuple] = []  # (attribute node, def node)
-        self.strings: List[tuple] = []  # (value, def node, node)
-        self.calls: List[tuple] = []  # (call node, def node)
-        self.pretrained = False
         self.dynamic: Set[int] = set()  # bodies that reach attributes by computed name
-        self._walk(ctx.module)
+        for node, fn in index.attributes:
+            if node.attr.value in names:
+                self.occurrences.append((node, self._home(node, fn)))
+            elif node.attr.value in _BY_NAME and self_attribute(node):
+                self.dynamic.add(_key(self._home(node, fn)))  # ``self._parameters[name]``
+        self.strings: List[tuple] = []  # (value, def node, node, parent)
+        for node, fn, parent in index.strings:
+            ok, value = literal(node)
+            if ok and value in names:
+                self.strings.append((value, self._home(node, fn, parent), node, parent))
+        self.calls = [(site.node, self._home(site.node, site.fn)) for site in index.calls]  # (call, def node)
+        self.pretrained = any(_spelled(base.value).endswith(M.PRETRAINED_SUFFIX)
+                              for klass, _, _ in index.classes for base in klass.bases)
         self.writes_in: Dict[int, bool] = {}  # id(def node) -> the body initializes something
         self.iterates_self: Set[int] = set()  # bodies looping over self.parameters() and the like
         self.blanket = False  # a module-level function initializes every parameter it is given
@@ -378,36 +227,16 @@ class _ModuleUses:
         self._calls_facts()
         self.kinds = [(node, fn, self._classify(node, fn)) for node, fn in self.occurrences]
 
-    # -- the walk
-    def _walk(self, module) -> None:
-        names = self.names
-        parents = self.parents
-        stack = [(module, None)]
-        while stack:
-            node, fn = stack.pop()
-            inner = node if isinstance(node, (cst.FunctionDef, cst.Lambda)) else fn
-            node_type = type(node)
-            if node_type is cst.Attribute:
-                if node.attr.value in names:
-                    self.occurrences.append((node, fn))
-                elif node.attr.value in _BY_NAME and self_attribute(node):
-                    self.dynamic.add(id(fn) if fn is not None else 0)  # ``self._parameters[name]``
-            elif node_type is cst.Call:
-                self.calls.append((node, fn))
-            elif node_type is cst.SimpleString:
-                ok, value = literal(node)
-                if ok and value in names:
-                    self.strings.append((value, fn, node))
-                continue
-            elif node_type is cst.ClassDef:
-                for base in node.bases:
-                    spelled = base.value.attr.value if isinstance(base.value, cst.Attribute) else (
-                        base.value.value if isinstance(base.value, cst.Name) else "")
-                    if spelled.endswith(M.PRETRAINED_SUFFIX):
-                        self.pretrained = True
-            for child in code_children(node):
-                parents[id(child)] = node
-                stack.append((child, inner))
+    def _home(self, node, fn, parent=None):
+        """The def ``node`` counts for.  The index gives a def's decorators and default values to
+        the function around it; here they count for the def itself, as far as the index's parents
+        lead up to it (a decorator's or a default's call, attributes and arguments)."""
+        parent = parent if parent is not None else self.parents.get(id(node))
+        while parent is not None:
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+                return parent
+            parent = self.parents.get(id(parent))
+        return fn.node if fn is not None else None
 
     def _local(self, call):
         """The function or method of this module a call runs, if any (FunctionInfo)."""
@@ -424,7 +253,7 @@ class _ModuleUses:
     def _calls_facts(self) -> None:
         loops_over: Dict[int, str] = {}  # id(def) -> "self" | "other"
         for call, fn in self.calls:
-            key = id(fn) if fn is not None else 0
+            key = _key(fn)
             func = call.func
             name = self.qualname(call)
             method = func.attr.value if isinstance(func, cst.Attribute) else ""
@@ -436,7 +265,7 @@ class _ModuleUses:
                     not name or not name.startswith("torch")) and _function_name(fn) != _FORWARD and (
                     self._local(call) is None):
                 self.writes_in[key] = True  # ``glorot(w)``: an initializer we cannot see (ours: read below)
-            if method == M.PRETRAINED_INIT or (isinstance(func, cst.Name) and func.value == M.PRETRAINED_INIT):
+            if _spelled(func) == M.PRETRAINED_INIT:
                 self.pretrained = True
             receiver = func.value if isinstance(func, cst.Attribute) else None
             on_self = isinstance(receiver, cst.Name) and receiver.value == "self"
@@ -470,7 +299,7 @@ class _ModuleUses:
         for call, fn in self.calls:
             local = self._local(call)
             if local is not None and call.args:
-                calls.append((id(fn) if fn is not None else 0, id(local.node)))
+                calls.append((_key(fn), id(local.node)))
         changed = True
         while changed:
             changed = False
@@ -485,10 +314,9 @@ class _ModuleUses:
             parent = self.parents.get(id(node))
             if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
                 return True
-            if isinstance(parent, cst.Arg):
-                node = self.parents.get(id(parent))
-            else:
+            if not (isinstance(parent, cst.Call) and parent.func is not node):
                 return False
+            node = parent  # an argument (the index skips the ``Arg``)
         return False
 
     # -- one occurrence
@@ -523,10 +351,10 @@ class _ModuleUses:
                     return ALIAS
                 return READ
             return META if method in M.METADATA_ATTRIBUTES else READ
-        if isinstance(parent, cst.AssignTarget) and parent.target is current:
-            assign = parents.get(id(parent))
-            value = assign.value if isinstance(assign, cst.Assign) else None
-            if _makes_or_clears(self, value):
+        if isinstance(parent, cst.Assign) and parent.value is not current:  # a target (the index skips
+            if not any(target.target is current for target in parent.targets):  # ``AssignTarget``)
+                return WRITE  # ``self.a, self.b = ...``
+            if _makes_or_clears(self, parent.value):
                 return META  # making (``self.w = nn.Parameter(...)``, ``self.w = None``) writes no values
             return ASSIGN if current is node else WRITE
         if isinstance(parent, cst.AnnAssign) and parent.target is current:
@@ -535,18 +363,15 @@ class _ModuleUses:
             return ASSIGN if current is node else WRITE
         if isinstance(parent, cst.AugAssign) and parent.target is current:
             return READ
-        if isinstance(parent, (cst.Element, cst.StarredElement)):
-            display = parents.get(id(parent))
-            if isinstance(parents.get(id(display)), cst.AssignTarget):
-                return WRITE  # ``self.a, self.b = ...``
-            return ALIAS if self.writes_in.get(id(fn) if fn is not None else 0) else READ
-        if isinstance(parent, (cst.DictElement, cst.For, cst.Assign)) and getattr(parent, "target", None) is not current:
-            return ALIAS if self.writes_in.get(id(fn) if fn is not None else 0) else READ
-        if isinstance(parent, cst.Arg):
-            call = parents.get(id(parent))
-            if parent.keyword is not None and parent.keyword.value == "out":
+        if isinstance(parent, (cst.Element, cst.StarredElement, cst.Set, cst.DictElement, cst.For, cst.Assign)):
+            # In a display (a set's elements are the ``Set``'s children in the index), a loop's
+            # iterable, a value assigned.
+            return ALIAS if self.writes_in.get(_key(fn)) else READ
+        if isinstance(parent, cst.Call) and parent.func is not current:  # an argument
+            arg = next((arg for arg in parent.args if arg.value is current), None)
+            if arg is not None and arg.keyword is not None and arg.keyword.value == "out":
                 return WRITE
-            return self._handed_to(call, fn)
+            return self._handed_to(parent, fn)
         return READ
 
     def _handed_to(self, call, fn) -> str:
@@ -618,11 +443,11 @@ class _ModuleUses:
                     continue
                 if not via_super and method in defined:
                     todo.append(defined[method])
-                elif _inherited_initializes(self.ctx, klass, method, creation.name):
+                elif inherited_initializes(self.ctx, klass, method, creation.name):
                     return True  # a method of a base that initializes, or that we cannot see
         for key in keys:
             for method, _ in self.self_calls.get(key, ()):
-                if method not in defined and _initializing_name(method) and _inherited_initializes(
+                if method not in defined and initializing_name(method) and inherited_initializes(
                         self.ctx, klass, method, creation.name):
                     return True
         return False
@@ -643,13 +468,12 @@ class _ModuleUses:
         """The attribute's name as a string in the class (``getattr(self, "w")``), other than
         where a parameter or buffer of that name is registered."""
         keys = {id(info.node) for info in self.methods(family)}
-        for value, fn, node in self.strings:
+        for value, fn, node, parent in self.strings:
             if value != name or fn is None or id(fn) not in keys:
                 continue
-            arg = self.parents.get(id(node))
-            call = self.parents.get(id(arg)) if isinstance(arg, cst.Arg) else None
-            if isinstance(call, cst.Call) and _self_method(call) in ("register_buffer", "register_parameter"):
-                continue
+            if isinstance(parent, cst.Call) and parent.func is not node and self_method(parent) in (
+                    "register_buffer", "register_parameter"):
+                continue  # an argument of the registering call
             return True
         return False
 
@@ -662,49 +486,6 @@ class _ModuleUses:
             if isinstance(node.value, cst.Name) and node.value.value == "self":
                 return True
         return False
-
-
-def _inherited_initializes(ctx: FileContext, klass, method: str, name: str) -> bool:
-    """May ``method``, inherited from a base defined elsewhere, initialize ``self.<name>``?  Unknown
-    (a library base, a method not found): yes.  A project base's method is read: it initializes
-    when it names the attribute, loops over the parameters, calls ``apply`` or a method of ``self``
-    (which may be the subclass's)."""
-    project = ctx.project
-    if project is None:
-        return True
-    for qualname in _outside_bases(ctx, klass):
-        if qualname in M.PLAIN_MODULE_BASES or qualname in M.STATELESS_BASES:
-            continue
-        target = project.class_target(qualname) if qualname else None
-        if target is None:
-            return True
-        found = project.project.method(target, method)
-        if found is None or found.kind != "function":
-            continue
-        from ..analysis.project.model import function_tree  # the project floor reads its files
-
-        body = function_tree(found)
-        if body is None or _ast_initializes(body, name):
-            return True
-        return False
-    return True
-
-
-def _ast_initializes(function, name: str) -> bool:
-    for node in _ast.walk(function):
-        if isinstance(node, _ast.Attribute) and node.attr == name:
-            return True
-        if isinstance(node, _ast.Call) and isinstance(node.func, _ast.Attribute):
-            method = node.func.attr
-            receiver = node.func.value
-            if method in M.ALL_TENSORS_METHODS or method == "apply" or method in M.LOADING_CALLS:
-                return True
-            if isinstance(receiver, _ast.Name) and receiver.id == "self" and (
-                    method not in M.MODULE_METHODS_NOT_INITIALIZING):
-                return True
-            if isinstance(receiver, _ast.Call) and isinstance(receiver.func, _ast.Name) and receiver.func.id == "super":
-                return True
-    return False
 
 
 def _makes_or_clears(uses: _ModuleUses, value) -> bool:
@@ -724,6 +505,17 @@ def _makes_or_clears(uses: _ModuleUses, value) -> bool:
     return False
 
 
+def _key(fn) -> int:
+    return id(fn) if fn is not None else 0
+
+
+def _spelled(expr) -> str:
+    """``f`` for ``f`` and ``x.f``, else ''."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return expr.value if isinstance(expr, cst.Name) else ""
+
+
 def _is_self(node) -> bool:
     return isinstance(node, cst.Name) and node.value in ("self", "cls")
 
@@ -740,7 +532,7 @@ def _initializes_its_own(family) -> bool:
         body = klass.body.body if isinstance(klass.body, cst.IndentedBlock) else ()
         for statement in body:
             if isinstance(statement, cst.FunctionDef) and statement.name.value != "__init__" \
-                    and _initializing_name(statement.name.value):
+                    and initializing_name(statement.name.value):
                 return True
     return False
 
@@ -754,11 +546,6 @@ def _initializer_name(called: str) -> bool:
     a word (``constant_init``, ``init_weights``; not ``is_uninitialized_parameter``)."""
     return (called.endswith("_") and not called.startswith("_") and called not in M.NOT_WRITING_INPLACE) or (
         _INIT_WORD.search(called) is not None and not called.startswith("__"))
-
-
-def _initializing_name(method: str) -> bool:
-    lowered = method.lower()
-    return "init" in lowered or "reset" in lowered or "load" in lowered
 
 
 # -- pre-check (second stage: the text and the ``ast`` tree flake8 built) --
