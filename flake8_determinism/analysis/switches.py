@@ -16,7 +16,7 @@ from ..tables.aliases import KNOWN_ROOTS
 from . import calls
 from .args import MISSING, UNKNOWN, find_arg, literal
 from .cst_calls import call_argument
-from .flow import builtin_name
+from .order_free import builtin_name
 from .nodes import dotted_name
 from .scopes import lookup
 

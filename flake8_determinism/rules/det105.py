@@ -9,7 +9,7 @@ from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
 from ..analysis.nodes import code_children, dotted_name, own_nodes
 from ..analysis.scopes import lookup
 from ..tables import seeding as T
-from ..analysis.flow import builtin_name, is_log_call
+from ..analysis.order_free import builtin_name, is_log_call
 from ..analysis.options import option_default, option_default_value
 from ..analysis.kinds import SALTED, argument_kind
 from ..tables.rng_draws import DRAW_FRAMEWORK

@@ -5,7 +5,8 @@ from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional
 
 from .._lazy import cst
 from ..analysis.nodes import dotted_name, named_parameters
-from ..analysis.flow import builtin_name, comprehension_of, loop_order_used, order_used, set_held_by
+from ..analysis.flow import comprehension_of, loop_order_used, order_used
+from ..analysis.order_free import builtin_name, set_held_by
 from ..analysis.scopes import lookup
 from ..tables.data_order import ORDER_TAKING
 from .common import edits

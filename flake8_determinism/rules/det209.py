@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional
 
 from .._lazy import cst
 from ..analysis.body import scope_body
-from ..analysis.flow import builtin_name, is_log_call
+from ..analysis.order_free import builtin_name, is_log_call
 from ..analysis.kinds import (
     FOLLOW_DEPTH, MAYBE_TEXT, NUMBER, OBJECT, TEXT, Place, singular, argument_kind, callee_is_sorting, element_kind,
     is_string, name_words, sorted_items,
