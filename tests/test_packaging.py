@@ -1,5 +1,6 @@
 """Packaging facts a fresh install relies on."""
 
+import re
 import subprocess
 import sys
 import tarfile
@@ -59,16 +60,21 @@ def test_the_metadata_names_its_license_file_and_links():
     assert "MIT" in classifiers and "Flake8" in classifiers
 
 
-def _declared_floors() -> dict:
+def _declared_requirements() -> dict:
+    """name -> its version specifiers in setup.cfg (``{">=": "1.1", "<": "2"}``)."""
     from configparser import ConfigParser
 
     config = ConfigParser()
     config.read(str(ROOT / "setup.cfg"))
-    floors = {}
+    requirements = {}
     for line in config["options"]["install_requires"].split():
-        name, _, version = line.partition(">=")
-        floors[name] = version
-    return floors
+        name, specifiers = re.fullmatch(r"([\w.-]+)(.*)", line).groups()
+        requirements[name] = dict(re.fullmatch(r"([<>=!~]+)(.+)", s).groups() for s in specifiers.split(","))
+    return requirements
+
+
+def _declared_floors() -> dict:
+    return {name: specifiers.get(">=") for name, specifiers in _declared_requirements().items()}
 
 
 def test_ci_runs_the_tests_on_the_declared_floors():
@@ -78,6 +84,16 @@ def test_ci_runs_the_tests_on_the_declared_floors():
     ci = (ROOT / ".ci" / "run").read_text()
     for name, version in floors.items():
         assert '"%s==%s"' % (name, version) in ci, (name, version)
+
+
+def test_libcst_is_bounded_above_the_installed_major():
+    # positions.py leans on libcst's private codegen state (with a public fallback), and libcst's
+    # trees are what every rule reads: a new major is taken on purpose, not by a fresh install.
+    from importlib.metadata import version
+
+    ceiling = _declared_requirements()["libcst"].get("<")
+    installed = int(version("libcst").split(".")[0])
+    assert ceiling is not None and int(ceiling.split(".")[0]) == installed + 1, (ceiling, installed)
 
 
 @pytest.mark.slow
