@@ -6,6 +6,7 @@ for strict mode); a file without such comments must have none.
 """
 
 import re
+import textwrap
 from pathlib import Path
 from typing import List, Set, Tuple
 
@@ -49,3 +50,12 @@ def lint_findings(path: Path, settings: Settings, use_precheck: bool = True, sou
     # The name flake8 shows when run from the project's root; the path locates the project.
     name = path.relative_to(PROJECTS).as_posix().split("/", 1)[1]
     return check_source(source, settings, filename=name, path=str(path), use_precheck=use_precheck)
+
+
+def write(root: Path, files: dict) -> Path:
+    """A project made in ``root``: ``files`` maps a path below it to its (dedented) text."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root

@@ -9,7 +9,6 @@ import json
 import shutil
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from flake8_determinism.plugin import DeterminismChecker
 from flake8_determinism.rules.common import installed
 from flake8_determinism.settings import Settings
 from flake8_determinism.tables.rng_objects import ALBUMENTATIONS_DISTRIBUTION
+from project_support import write
 from run_support import fresh_environment
 
 PACKAGE = Path(__file__).resolve().parent.parent / "flake8_determinism"
@@ -56,14 +56,6 @@ PROJECT = {
 }
 ENVIRONMENT = {"torch_version": "2.13", "albumentations_version": "2.0.8", "numpy_importable": True,
                "frameworks": ()}
-
-
-def write(root: Path, files: dict) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
 
 
 @pytest.fixture(autouse=True)

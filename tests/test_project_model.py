@@ -4,7 +4,6 @@ summaries and their cache, and bad input that must degrade to "unknown", never a
 import os
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from flake8_determinism.analysis.project import layout, model, views
 from flake8_determinism.analysis.project.store import CACHE_DIRECTORY
 from flake8_determinism.checker import check_source
 from flake8_determinism.settings import Settings
+from project_support import write
 from run_support import fresh_environment
 
 TRAIN = """\
@@ -26,14 +26,6 @@ if __name__ == "__main__":
     loss = model(torch.ones(2)).sum()
     loss.backward()
 """
-
-
-def write(root: Path, files: dict) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
 
 
 @pytest.fixture(autouse=True)
