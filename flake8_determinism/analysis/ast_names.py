@@ -3,6 +3,7 @@ which run before, or instead of, libcst)."""
 
 import ast
 
+
 def dotted(node: ast.expr) -> str:
     """``a.b.c`` for an ``ast`` Name/Attribute chain, else ''."""
     parts = []

@@ -9,9 +9,17 @@ script and the same line moved into a helper module get the same answer
 
 from typing import Callable, FrozenSet, NamedTuple, Optional, Tuple
 
+from ..tables import data_order as DO
 from ..tables import determinism as D
 from ..tables import seeding as T
-from ..tables.run_uses import EVAL_METHODS, GPU_KEYWORDS, GPU_PICKING, TRAIN_MODE_METHODS, TRAINING_SWITCHES, names_gpu
+from ..tables.run_uses import (
+    EVAL_METHODS,
+    GPU_KEYWORDS,
+    GPU_PICKING,
+    TRAIN_MODE_METHODS,
+    TRAINING_SWITCHES,
+    names_gpu,
+)
 from ..tables.sklearn import SKLEARN_RANDOM_STATE
 
 # mmengine's runners: building one starts a training run (``runner.train()`` follows).
@@ -270,3 +278,56 @@ def _environ_items(call: Call):
     for arg in call.args:
         for name, value in arg.entries or ():
             yield Arg(True, name), value
+
+
+# -- shuffles that draw their order from a global RNG (DET203, and a use of that RNG in the run) --
+LIST_FILES, TF_SHUFFLE, HF_DATASETS, MINDSPORE = "list_files", "tf.data", "datasets", "mindspore"
+
+
+def unseeded_shuffle(call: Call, discarded: bool = False) -> Optional[Tuple[str, str]]:
+    """(the global RNG it draws its order from, which kind of shuffle) for a shuffle outside torch
+    given no seed of its own: tf.data's ``list_files``/``shuffle`` (TF's seed), Hugging Face
+    ``datasets``' ``shuffle``/``train_test_split`` (a seed drawn from NumPy's global RNG), a
+    MindSpore dataset that shuffles by default or ``.shuffle()`` (MindSpore's dataset seed);
+    None otherwise.  ``discarded``: the call is a statement of its own (``ds.shuffle(64)`` alone
+    returns a new dataset and leaves this one as it was)."""
+    name, method = call.name, call.method
+    if not name:
+        return None
+    if name == DO.TF_LIST_FILES:
+        if _given_false(argument(call, "shuffle", 1), hidden=False):
+            return None
+        return (T.TF, LIST_FILES) if _absent_or_none(call, "seed", 2) else None
+    if name.startswith("tensorflow.data.") and method in DO.TF_DATASET_SHUFFLES:
+        return (T.TF, TF_SHUFFLE) if _absent_or_none(call, "seed", DO.TF_DATASET_SHUFFLES[method]) else None
+    if name.startswith(DO.HF_DATASETS_ROOT) and method in DO.HF_SEEDED_FROM_NUMPY:
+        seed, generator, shuffle = DO.HF_SEEDED_FROM_NUMPY[method]
+        if shuffle is not None and _given_false(argument(call, *shuffle)):
+            return None  # ``shuffle=False``: the first rows are the train split, no draw
+        if _absent_or_none(call, *seed) and _absent_or_none(call, *generator):
+            return T.NUMPY, HF_DATASETS
+        return None
+    if name in DO.MINDSPORE_SHUFFLING_DATASETS or (name.startswith("mindspore.dataset.") and method == "shuffle"):
+        if method == "shuffle":
+            return None if discarded else (T.MS_DATASET, MINDSPORE)
+        if _given_false(argument(call, "shuffle")):
+            return None
+        sampler = argument(call, "sampler")
+        if sampler is UNKNOWN_ARG or (sampler is not None and not (sampler.known and sampler.value is None)):
+            return None  # the sampler decides the order (``SequentialSampler()``)
+        return T.MS_DATASET, MINDSPORE
+    return None
+
+
+def _absent_or_none(call: Call, keyword: Optional[str], position: Optional[int] = None) -> bool:
+    """The argument is certainly not given, or given as ``None``."""
+    given = argument(call, keyword, position)
+    return given is None or (given is not UNKNOWN_ARG and given.known and given.value is None)
+
+
+def _given_false(given: Optional[Arg], hidden: bool = True) -> bool:
+    """A flag given as a literal ``False`` (or, when ``hidden``, possibly given by ``**kwargs``);
+    absent, or written any other way (a name: the shuffle may happen), it is not."""
+    if given is UNKNOWN_ARG:
+        return hidden
+    return given is not None and given.known and given.value is False

@@ -10,8 +10,15 @@ from typing import Dict, Optional, Tuple
 from ...tables import data_order as D
 from ...tables import resume as R
 from ...tables import seeding as T
-from ...tables.rng_draws import DRAW_FRAMEWORK, MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TENSOR_METHODS
-from ...tables.rng_draws import TF_DRAWS, TORCH_GLOBAL
+from ...tables.rng_draws import (
+    DRAW_FRAMEWORK,
+    MINDSPORE_DRAWS,
+    NUMPY_LEGACY,
+    PYTHON_RANDOM,
+    TENSOR_METHODS,
+    TF_DRAWS,
+    TORCH_GLOBAL,
+)
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
 from ..ast_names import dotted
 from .summary_kinds import CALL, IMPORT, SWITCH

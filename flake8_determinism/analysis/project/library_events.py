@@ -7,13 +7,34 @@ import ast
 from ...tables import data_order as D
 from ...tables import determinism as DM
 from ...tables import seeding as T
-from ...tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TF_DRAWS, TORCH_GLOBAL
-from ...tables.rng_draws import TORCH_IGNORES_GENERATOR
-from ...tables.run_uses import INITIALIZES, LIBRARY_DRAWS, MASKS_DROPOUT, PRETRAINED_KEYWORDS
-from ...tables.run_uses import TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS, WEIGHT_LAYERS
+from ...tables.rng_draws import (
+    MINDSPORE_DRAWS,
+    NUMPY_LEGACY,
+    PYTHON_RANDOM,
+    TF_DRAWS,
+    TORCH_GLOBAL,
+    TORCH_IGNORES_GENERATOR,
+)
+from ...tables.run_uses import (
+    INITIALIZES,
+    LIBRARY_DRAWS,
+    MASKS_DROPOUT,
+    PRETRAINED_KEYWORDS,
+    TORCH_MODEL_BUILDER_PREFIXES,
+    TORCH_MODEL_BUILDERS,
+    WEIGHT_LAYERS,
+)
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
+from .. import calls as C
 from . import events as E
-from .ast_values import argument, has_double_star, is_none, keyword_value, literal, truthy
+from .ast_values import (
+    argument,
+    has_double_star,
+    is_none,
+    keyword_value,
+    literal,
+    truthy,
+)
 
 _DRAW_TABLES = (
     (PYTHON_RANDOM, T.RANDOM), (NUMPY_LEGACY, T.NUMPY), (frozenset(TF_DRAWS), T.TF),
@@ -36,16 +57,6 @@ def inert(call: ast.Call, op) -> bool:
     return False
 
 
-def mindspore_shuffles(call: ast.Call) -> bool:
-    """A mappable MindSpore dataset shuffles unless ``shuffle=False`` or a sampler orders it."""
-    if has_double_star(call):
-        return False
-    shuffle, sampler = keyword_value(call, "shuffle"), keyword_value(call, "sampler")
-    if shuffle is not None:
-        return isinstance(shuffle, ast.Constant) and shuffle.value is not False
-    return sampler is None or is_none(sampler)
-
-
 def dataloader_use(call: ast.Call, spelled: str, line: int, col: int):
     """A DataLoader that shuffles without ``generator=`` draws its order from torch's RNG."""
     if has_double_star(call) or argument(call, *D.GENERATOR) is not None:
@@ -60,9 +71,10 @@ def dataloader_use(call: ast.Call, spelled: str, line: int, col: int):
     return E.Use(line, col, T.TORCH, "shuffles the data (%s)" % spelled, True)
 
 
-def library_event(name: str, call: ast.Call, switches: frozenset, spelled: str, line: int, col: int):
+def library_event(name: str, call: ast.Call, switches: frozenset, shuffled, spelled: str, line: int, col: int):
     """What a call of a library function does to the run: the event it makes, or None.
-    ``switches``: the deterministic-mode switches it turns on (``calls.switches``)."""
+    ``switches``: the deterministic-mode switches it turns on (``calls.switches``); ``shuffled``:
+    the RNG a shuffle draws from, and its kind (``calls.unseeded_shuffle``)."""
     bare = name.replace("()", "")
     if name in DM.ENABLERS:
         switches = switches | T.SEEDERS.get(name, frozenset())
@@ -102,12 +114,10 @@ def library_event(name: str, call: ast.Call, switches: frozenset, spelled: str, 
         return E.Use(line, col, framework, "%s (%s())" % (what, spelled), False)
     if name == D.DATALOADER:
         return dataloader_use(call, spelled, line, col)
-    if name in D.MINDSPORE_SHUFFLING_DATASETS and mindspore_shuffles(call):
-        return E.Use(line, col, T.MS_DATASET, "shuffles the data (%s)" % spelled, True)
-    method = name.rsplit(".", 1)[-1]
-    if name.startswith("tensorflow.data.") and method in D.TF_DATASET_SHUFFLES:
-        if argument(call, "seed", D.TF_DATASET_SHUFFLES[method]) is None:
-            return E.Use(line, col, T.TF, "shuffles the data (%s)" % spelled, True)
+    if shuffled is not None:  # drawn when the dataset is iterated (Hugging Face's: at the call)
+        framework, kind = shuffled
+        what = "splits the data" if name.endswith("train_test_split") else "shuffles the data"
+        return E.Use(line, col, framework, "%s (%s)" % (what, spelled), kind != C.HF_DATASETS)
     if name in D.RANDOM_SAMPLERS and argument(call, "generator", D.RANDOM_SAMPLERS[name]) is None:
         if not has_double_star(call):
             return E.Use(line, col, T.TORCH, "samples the data (%s())" % spelled, name.endswith("Sampler"))

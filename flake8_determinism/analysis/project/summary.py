@@ -18,18 +18,30 @@ from typing import Dict, List, Optional, Tuple
 from ...tables import determinism as DM
 from ...tables import seeding as T
 from ...tables.aliases import KNOWN_ROOTS
+from ...tables.data_order import HF_DATASETS_ROOT
 from ...tables.rng_draws import TENSOR_METHODS
-from ...tables.run_uses import INIT_PREFIX, INITIALIZES
-from ...tables.run_uses import PARAMETER_CLASSES
-from ...tables.run_uses import loads_weights
-from . import body_facts as F
-from . import events as E
-from .ast_values import arg_of, is_none, keyword_value, literal, literal_path, signature, text_defaults
-from .library_events import library_event
-from .summary_kinds import CALL, IMPORT, SWITCH
+from ...tables.run_uses import (
+    INIT_PREFIX,
+    INITIALIZES,
+    PARAMETER_CLASSES,
+    loads_weights,
+)
 from .. import calls as C
 from ..ast_names import dotted
 from ..scopes import canonical
+from . import body_facts as F
+from . import events as E
+from .ast_values import (
+    arg_of,
+    is_none,
+    keyword_value,
+    literal,
+    literal_path,
+    signature,
+    text_defaults,
+)
+from .library_events import library_event
+from .summary_kinds import CALL, IMPORT, SWITCH
 
 IMPORT_TIME, MAIN = "<module>", "<main>"
 
@@ -63,6 +75,7 @@ class _Summarizer:
         self.tree = tree
         self.roots: set = set()  # the packages the module imports, anywhere in it (the first pass)
         self._xpu: Optional[bool] = None
+        self.discarded: set = set()  # ids of the calls that are statements of their own
         self.module = _Scope("module", None, IMPORT_TIME)
         self.bodies: Dict[str, List[tuple]] = {IMPORT_TIME: [], MAIN: []}
         self.calls: Dict[str, List[tuple]] = {IMPORT_TIME: [], MAIN: []}  # key -> [(node, scope, kind)]
@@ -101,6 +114,11 @@ class _Summarizer:
                 if _called_name(node) in PARAMETER_CLASSES:
                     self.in_parameters.update(id(n) for n in ast.walk(node) if type(n) is ast.Call and n is not node)
             stack.extend((child, scope, body) for child in reversed(_children(node)))
+
+    def _expression(self, node, scope: _Scope, body: str):
+        if type(node.value) is ast.Call:
+            self.discarded.add(id(node.value))  # ``ds.shuffle(64)`` alone: its result is dropped
+        return [(node.value, scope, body)]
 
     def _lambda(self, node, scope: _Scope, body: str):
         # Runs where the body that holds it runs (``map(lambda x: random.random(), xs)``).
@@ -311,6 +329,15 @@ class _Summarizer:
             return found.pop() if len(found) == 1 else None
         return "#%s.%s" % (klass, attribute)
 
+    def _split_of_hf_dataset(self, func, scope: _Scope) -> Optional[str]:
+        """``ds["train"].train_test_split(...)``: a method of one split of a Hugging Face
+        ``DatasetDict`` (``rules/common/shuffles.py`` for libcst)."""
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript):
+            holder = self.resolve(func.value.value, scope) or ""
+            if holder.startswith(HF_DATASETS_ROOT):
+                return "%s[].%s" % (holder, func.attr)
+        return None
+
     def names_xpu(self) -> bool:
         """The module names an XPU device (``f"xpu:{rank}"``): its device ids are not CUDA's."""
         if self._xpu is None:
@@ -364,7 +391,7 @@ class _Summarizer:
     def _call_events(self, call: ast.Call, scope: _Scope):
         func = call.func
         line, col = call.lineno, call.col_offset
-        name = self.resolve(func, scope)
+        name = self.resolve(func, scope) or self._split_of_hf_dataset(func, scope)
         method = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
         view = self.call_of(call, name, scope)
         in_constructor = scope.klass is not None and scope.key.endswith(".__init__")
@@ -397,7 +424,8 @@ class _Summarizer:
         switches = C.switches(view)
         if switches and name not in DM.ENABLERS:  # an environment variable, a Runner's randomness=
             yield E.Seed(line, col, tuple(sorted(switches)))
-        event = library_event(name, call, switches, spelled, line, col)
+        shuffled = C.unseeded_shuffle(view, id(call) in self.discarded)
+        event = library_event(name, call, switches, shuffled, spelled, line, col)
         if event is not None:
             yield event
         elif name.startswith("#") or name.split(".", 1)[0].lstrip(".") not in KNOWN_ROOTS or name.startswith("."):
@@ -527,6 +555,7 @@ _HANDLERS = {
     ast.AsyncFunctionDef: _Summarizer._function,
     ast.ClassDef: _Summarizer._class,
     ast.Lambda: _Summarizer._lambda,
+    ast.Expr: _Summarizer._expression,
     ast.If: _Summarizer._if,
     ast.Import: _Summarizer._import,
     ast.ImportFrom: _Summarizer._import_from,

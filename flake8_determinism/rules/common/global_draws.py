@@ -64,7 +64,9 @@ class GlobalDrawRule(Rule):
             reported.add(id(node))
             fix = seeding_fix(ctx) if kind == SEED else None
             if kind == MOVE:
-                from .moves import move_seeding_fix  # loads libcst: only for a report that has this fix
+                from .moves import (
+                    move_seeding_fix,  # loads libcst: only for a report that has this fix
+                )
 
                 fix = move_seeding_fix(ctx, node, framework)
             yield Report(node, message, fix=fix)

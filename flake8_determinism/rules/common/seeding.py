@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Optional
 from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ...tables import seeding as T
 from ...tables.rng_objects import STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS
-from ...tables.seeding import ESTIMATOR_SEED_KEYWORD, SEEDABLE_ROOTS, SEEDING_KEYWORDS, is_estimator_config
+from ...tables.seeding import (
+    ESTIMATOR_SEED_KEYWORD,
+    SEEDABLE_ROOTS,
+    SEEDING_KEYWORDS,
+    is_estimator_config,
+)
 from . import edits
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
