@@ -3,6 +3,7 @@
 import ast
 from typing import Optional, Tuple
 
+from ...tables.data_order import HF_DATASETS_ROOT
 from .. import calls as C
 from ..ast_names import dotted
 
@@ -120,4 +121,30 @@ def literal_path(node) -> Optional[str]:
         base, tail = literal_path(node.args[0]), node.args[1]
         if base and base.startswith("@") and isinstance(tail, ast.Constant) and isinstance(tail.value, str):
             return base + "/" + tail.value
+    return None
+
+
+def call_of(call: ast.Call, name: Optional[str], resolve) -> C.Call:
+    """The ``ast`` front end to ``analysis/calls.py``: ``call`` as plain values; ``name`` is its
+    qualified name (or None), ``resolve(expr)`` an expression's where the call is."""
+    func = call.func
+    is_method = isinstance(func, ast.Attribute)
+    method = func.attr if is_method else (func.id if isinstance(func, ast.Name) else "")
+    receiver = receiver_name = ""
+    if is_method:
+        receiver = dotted(func.value)
+        if method in C.RECEIVER_METHODS:
+            receiver_name = resolve(func.value) or ""
+    args = tuple(C.STARRED if isinstance(a, ast.Starred) else arg_of(a) for a in call.args)
+    keywords = tuple((k.arg or "**", C.UNKNOWN_ARG if k.arg is None else arg_of(k.value)) for k in call.keywords)
+    return C.Call(name or "", method, is_method, receiver, receiver_name, args, keywords)
+
+
+def split_of_hf_dataset(func, resolve) -> Optional[str]:
+    """``ds["train"].train_test_split(...)``: a method of one split of a Hugging Face
+    ``DatasetDict`` (``rules/common/shuffles.py`` for libcst)."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript):
+        holder = resolve(func.value.value) or ""
+        if holder.startswith(HF_DATASETS_ROOT):
+            return "%s[].%s" % (holder, func.attr)
     return None

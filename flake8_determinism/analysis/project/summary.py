@@ -12,34 +12,22 @@ The project model (``model.py``) resolves the references and composes the effect
 """
 
 import ast
+import functools
 import re
 from typing import Dict, List, Optional, Tuple
 
 from ...tables import determinism as DM
 from ...tables import seeding as T
 from ...tables.aliases import KNOWN_ROOTS
-from ...tables.data_order import HF_DATASETS_ROOT
 from ...tables.rng_draws import TENSOR_METHODS
-from ...tables.run_uses import (
-    INIT_PREFIX,
-    INITIALIZES,
-    PARAMETER_CLASSES,
-    loads_weights,
-)
+from ...tables.run_uses import INIT_PREFIX, INITIALIZES, PARAMETER_CLASSES, loads_weights
 from .. import calls as C
 from ..ast_names import dotted
 from ..scopes import canonical
 from . import body_facts as F
 from . import events as E
-from .ast_values import (
-    arg_of,
-    is_none,
-    keyword_value,
-    literal,
-    literal_path,
-    signature,
-    text_defaults,
-)
+from .ast_values import arg_of, call_of, is_none, keyword_value, literal, literal_path, signature
+from .ast_values import split_of_hf_dataset, text_defaults
 from .library_events import library_event
 from .summary_kinds import CALL, IMPORT, SWITCH
 
@@ -329,35 +317,12 @@ class _Summarizer:
             return found.pop() if len(found) == 1 else None
         return "#%s.%s" % (klass, attribute)
 
-    def _split_of_hf_dataset(self, func, scope: _Scope) -> Optional[str]:
-        """``ds["train"].train_test_split(...)``: a method of one split of a Hugging Face
-        ``DatasetDict`` (``rules/common/shuffles.py`` for libcst)."""
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript):
-            holder = self.resolve(func.value.value, scope) or ""
-            if holder.startswith(HF_DATASETS_ROOT):
-                return "%s[].%s" % (holder, func.attr)
-        return None
-
     def names_xpu(self) -> bool:
         """The module names an XPU device (``f"xpu:{rank}"``): its device ids are not CUDA's."""
         if self._xpu is None:
             self._xpu = any(isinstance(node, ast.Constant) and isinstance(node.value, str)
                             and _XPU_DEVICE.match(node.value) is not None for node in ast.walk(self.tree))
         return self._xpu
-
-    def call_of(self, call: ast.Call, name: Optional[str], scope: _Scope) -> C.Call:
-        """``call`` as plain values, for the questions of ``analysis/calls.py``."""
-        func = call.func
-        is_method = isinstance(func, ast.Attribute)
-        method = func.attr if is_method else (func.id if isinstance(func, ast.Name) else "")
-        receiver = receiver_name = ""
-        if is_method:
-            receiver = dotted(func.value)
-            if method in C.RECEIVER_METHODS:
-                receiver_name = self.resolve(func.value, scope) or ""
-        args = tuple(C.STARRED if isinstance(a, ast.Starred) else arg_of(a) for a in call.args)
-        keywords = tuple((k.arg or "**", C.UNKNOWN_ARG if k.arg is None else arg_of(k.value)) for k in call.keywords)
-        return C.Call(name or "", method, is_method, receiver, receiver_name, args, keywords)
 
     # -- pass 2: events ------------------------------------------------------------------
     def events(self) -> Dict[str, tuple]:
@@ -391,9 +356,10 @@ class _Summarizer:
     def _call_events(self, call: ast.Call, scope: _Scope):
         func = call.func
         line, col = call.lineno, call.col_offset
-        name = self.resolve(func, scope) or self._split_of_hf_dataset(func, scope)
+        resolve = functools.partial(self.resolve, scope=scope)
+        name = resolve(func) or split_of_hf_dataset(func, resolve)
         method = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
-        view = self.call_of(call, name, scope)
+        view = call_of(call, name, resolve)
         in_constructor = scope.klass is not None and scope.key.endswith(".__init__")
         tensorflow = C.trains_tensorflow(view, self.roots)
         if C.trains(view) or tensorflow:
