@@ -209,6 +209,12 @@ def switches(call: Call) -> FrozenSet[str]:
     return _NONE
 
 
+def may_switch(name: str) -> bool:
+    """Can a call of ``name`` turn a switch on (``switches``)?  Cheap: asked of every call."""
+    return (name in D.ENABLERS or name in D.ENV_SETTERS or name == D.ENV_UPDATE or name in D.MMENGINE_RUNNERS
+            or name.endswith(FROM_ARGPARSE) or D.is_training_arguments(name))
+
+
 def flag_state(given: Optional[Arg], on=(True,), warn=()) -> str:
     """``ON``/``WARN``/``OFF`` for a literal flag, ``UNREAD`` when not a literal; absent: ``OFF``."""
     if given is None:

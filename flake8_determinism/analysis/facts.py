@@ -108,7 +108,7 @@ class ModuleFacts:
                 self.local_callee[id(site.node)] = callee
                 self.callers.setdefault(id(callee.node), []).append(site)
             else:
-                seeds = self._seeds_by_name(site) | call_switches(site, self.call(site), self.index.parents)
+                seeds = self._seeds_by_name(site) | call_switches(site, self.qualname(site), self.call, self.index.parents)
                 if seeds:
                     self.direct_seeds[id(site.node)] = seeds
         for assignment in self.index.assignments:

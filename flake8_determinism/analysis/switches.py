@@ -42,15 +42,16 @@ def flag_state(call: cst.Call, keyword: Optional[str], position: Optional[int], 
     return ON if constant in on or (on == (True,) and constant is not False and bool(constant)) else OFF
 
 
-def call_switches(site: CallSite, call: calls.Call, parents) -> FrozenSet[str]:
+def call_switches(site: CallSite, qualname: Optional[str], call_of, parents) -> FrozenSet[str]:
     """Switches turned on by running this call: ``calls.switches`` (the question every module's
-    calls are asked), and what only the linted file's tree shows -- ``HfArgumentParser`` over
-    ``TrainingArguments`` (the command line sets ``--full_determinism``), an mmengine config's
-    ``randomness = dict(...)``, a helper of the module named like a determinism switch."""
-    found = calls.switches(call)
-    if found:
-        return found
-    qualname = call.name or None
+    calls are asked; ``call_of(site)`` reads the call, only for a name that may switch), and what
+    only the linted file's tree shows -- ``HfArgumentParser`` over ``TrainingArguments`` (the
+    command line sets ``--full_determinism``), an mmengine config's ``randomness = dict(...)``,
+    a helper of the module named like a determinism switch."""
+    if calls.may_switch(qualname or ""):
+        found = calls.switches(call_of(site))
+        if found:
+            return found
     if qualname in D.ARGUMENT_PARSERS and _parses_training_arguments(site):
         return frozenset({D.DETERMINISM_UNREAD})  # ``--full_determinism`` is the user's to pass
     if qualname is None and is_config_dict(site, parents, D.MMENGINE_RANDOMNESS):
