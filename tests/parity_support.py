@@ -66,6 +66,7 @@ def codes(source: str, settings, folder: Path, name: str) -> Counter:
 def judged_both_ways(source: str, settings, tmp: Path):
     """(codes of the fixture as an entry script, codes of the moved project: entry and helper)."""
     alone, project = tmp / "alone", tmp / "moved"
+    tmp.mkdir(parents=True, exist_ok=True)
     for folder in (alone, project):
         folder.mkdir()
         (folder / "setup.cfg").write_text("")

@@ -162,3 +162,15 @@ def test_the_moved_trainer_example(tmp_path):
     )
     before, after = P.judged_both_ways(source, settings_for("default"), tmp_path)
     assert before["DET303"] == 1 and after["DET303"] == 1
+
+
+def test_a_draw_with_its_own_seed_in_a_helper_is_no_use(tmp_path):
+    """``tf.random.normal(shape, seed=1)`` has an op seed: neither the script nor the same line in a
+    helper is a use of TensorFlow's global seed (the summaries counted it before
+    ``calls.global_draw``); without the seed both report."""
+    seeded = 'import tensorflow as tf\n\n\nif __name__ == "__main__":\n    print(tf.random.normal([2], seed=1))\n'
+    before, after = P.judged_both_ways(seeded, settings_for("default"), tmp_path / "seeded")
+    assert "DET106" not in before and "DET106" not in after
+    unseeded = seeded.replace(", seed=1", "")
+    before, after = P.judged_both_ways(unseeded, settings_for("default"), tmp_path / "unseeded")
+    assert "DET106" in before and "DET106" in after

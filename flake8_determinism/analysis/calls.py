@@ -12,6 +12,8 @@ from typing import Callable, FrozenSet, NamedTuple, Optional, Tuple
 from ..tables import data_order as DO
 from ..tables import determinism as D
 from ..tables import seeding as T
+from ..tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TF_DRAWS, TORCH_GLOBAL
+from ..tables.rng_draws import TORCH_IGNORES_GENERATOR
 from ..tables.run_uses import (
     EVAL_METHODS,
     GPU_KEYWORDS,
@@ -337,3 +339,23 @@ def _given_false(given: Optional[Arg], hidden: bool = True) -> bool:
     if given is UNKNOWN_ARG:
         return hidden
     return given is not None and given.known and given.value is False
+
+
+# -- draws from a global RNG (DET101-DET107's tables) ------------------------------------------
+def global_draw(call: Call) -> Optional[str]:
+    """The global RNG a library call draws from: Python's ``random`` functions, NumPy's legacy
+    ``np.random.*``, torch's without ``generator=`` (``nn.init.sparse_`` ignores it), TensorFlow's
+    and MindSpore's without a ``seed=`` of their own; None otherwise.  (A tensor's
+    ``.uniform_()``/``.normal_()`` is judged by its receiver: the front ends ask that.)"""
+    name = call.name
+    if name in PYTHON_RANDOM:
+        return T.RANDOM
+    if name in NUMPY_LEGACY:
+        return T.NUMPY
+    if name in TF_DRAWS:
+        return T.TF if _absent_or_none(call, "seed", TF_DRAWS[name]) else None
+    if name in MINDSPORE_DRAWS:
+        return T.MS if _absent_or_none(call, "seed") else None
+    if name in TORCH_GLOBAL and (name in TORCH_IGNORES_GENERATOR or argument(call, "generator") is None):
+        return T.TORCH
+    return None

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..tables.rng_draws import PYTHON_RANDOM
 from ..tables.seeding import RANDOM
-from .common.global_draws import GlobalDrawRule
+from .common.global_draws import GlobalDrawRule, drawing
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -70,4 +70,4 @@ class UnseededPythonRandom(GlobalDrawRule):
         return super().might_fire(text, settings) and text.search(_IMPORTS_RANDOM)
 
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
-        return ctx.calls_to(PYTHON_RANDOM)
+        return drawing(ctx, PYTHON_RANDOM, self.framework)

@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..tables.rng_draws import NUMPY_LEGACY
 from ..tables.seeding import NUMPY
-from .common.global_draws import GlobalDrawRule
+from .common.global_draws import GlobalDrawRule, drawing
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -63,4 +63,4 @@ class UnseededNumpyGlobal(GlobalDrawRule):
         return "numpy" in text and super().might_fire(text, settings)
 
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
-        return ctx.calls_to(NUMPY_LEGACY)
+        return drawing(ctx, NUMPY_LEGACY, self.framework)

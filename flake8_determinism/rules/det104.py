@@ -5,10 +5,10 @@ from typing import TYPE_CHECKING, Iterator
 from .._lazy import cst
 
 from ..analysis.args import MISSING, find_arg
-from ..tables.rng_draws import TENSOR_METHODS, TORCH_GLOBAL, TORCH_IGNORES_GENERATOR
+from ..tables.rng_draws import TENSOR_METHODS, TORCH_GLOBAL
 from ..tables.seeding import TORCH
 from .common.base import last_parts
-from .common.global_draws import GlobalDrawRule
+from .common.global_draws import GlobalDrawRule, drawing
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -86,11 +86,7 @@ class UnseededTorchGlobal(GlobalDrawRule):
         return super().might_fire(text, settings) or ("init" in text and text.has_any(self.init_triggers))
 
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
-        found = [
-            site
-            for site in ctx.calls_to(TORCH_GLOBAL)
-            if site.qualname in TORCH_IGNORES_GENERATOR or find_arg(site.node, "generator") is MISSING
-        ]
+        found = list(drawing(ctx, TORCH_GLOBAL, self.framework))
         if ctx.imports_torch:
             found += [site for site in ctx.index.calls if self._is_tensor_draw(ctx, site)]
             found.sort(key=lambda s: s.order)

@@ -2,11 +2,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from ..analysis.args import absent_or_none
 from ..tables.rng_draws import TF_DRAWS
 from ..tables.seeding import TF
 from .common.base import last_parts
-from .common.global_draws import GlobalDrawRule
+from .common.global_draws import GlobalDrawRule, drawing
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -71,7 +70,4 @@ class UnseededTensorFlow(GlobalDrawRule):
         return text.has_any(("tensorflow", "keras", "tf_keras")) and super().might_fire(text, settings)
 
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
-        for site in ctx.calls_to(TF_DRAWS):
-            position = TF_DRAWS[site.qualname]
-            if absent_or_none(site.node, "seed", position):
-                yield site
+        return drawing(ctx, TF_DRAWS, self.framework)

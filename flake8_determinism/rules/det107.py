@@ -2,11 +2,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from ..analysis.args import absent_or_none
 from ..tables.rng_draws import MINDSPORE_DRAWS
 from ..tables.seeding import MS
 from .common.base import last_parts
-from .common.global_draws import GlobalDrawRule
+from .common.global_draws import GlobalDrawRule, drawing
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -63,6 +62,4 @@ class UnseededMindSpore(GlobalDrawRule):
         return "mindspore" in text and super().might_fire(text, settings)
 
     def draws(self, ctx: FileContext) -> Iterator[CallSite]:
-        for site in ctx.calls_to(MINDSPORE_DRAWS):
-            if absent_or_none(site.node, "seed"):
-                yield site
+        return drawing(ctx, MINDSPORE_DRAWS, self.framework)

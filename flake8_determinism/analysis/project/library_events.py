@@ -7,14 +7,6 @@ import ast
 from ...tables import data_order as D
 from ...tables import determinism as DM
 from ...tables import seeding as T
-from ...tables.rng_draws import (
-    MINDSPORE_DRAWS,
-    NUMPY_LEGACY,
-    PYTHON_RANDOM,
-    TF_DRAWS,
-    TORCH_GLOBAL,
-    TORCH_IGNORES_GENERATOR,
-)
 from ...tables.run_uses import (
     INITIALIZES,
     LIBRARY_DRAWS,
@@ -36,10 +28,6 @@ from .ast_values import (
     truthy,
 )
 
-_DRAW_TABLES = (
-    (PYTHON_RANDOM, T.RANDOM), (NUMPY_LEGACY, T.NUMPY), (frozenset(TF_DRAWS), T.TF),
-    (frozenset(MINDSPORE_DRAWS), T.MS),
-)
 
 
 def inert(call: ast.Call, op) -> bool:
@@ -71,10 +59,12 @@ def dataloader_use(call: ast.Call, spelled: str, line: int, col: int):
     return E.Use(line, col, T.TORCH, "shuffles the data (%s)" % spelled, True)
 
 
-def library_event(name: str, call: ast.Call, switches: frozenset, shuffled, spelled: str, line: int, col: int):
+def library_event(name: str, call: ast.Call, switches: frozenset, drawn, shuffled, spelled: str, line: int,
+                  col: int):
     """What a call of a library function does to the run: the event it makes, or None.
-    ``switches``: the deterministic-mode switches it turns on (``calls.switches``); ``shuffled``:
-    the RNG a shuffle draws from, and its kind (``calls.unseeded_shuffle``)."""
+    ``switches``: the deterministic-mode switches it turns on (``calls.switches``); ``drawn``: the
+    global RNG it draws from (``calls.global_draw``); ``shuffled``: the RNG a shuffle draws from,
+    and its kind (``calls.unseeded_shuffle``)."""
     bare = name.replace("()", "")
     if name in DM.ENABLERS:
         switches = switches | T.SEEDERS.get(name, frozenset())
@@ -91,11 +81,8 @@ def library_event(name: str, call: ast.Call, switches: frozenset, shuffled, spel
         return E.Seed(line, col, (T.TF,)) if given is not None and not is_none(given) else None
     if T.seeds_when_built(name):
         return E.Seed(line, col, tuple(sorted(T.TRAINER_SEEDS)))
-    for table, framework in _DRAW_TABLES:
-        if name in table:
-            return E.Use(line, col, framework, "draws (%s())" % spelled, False)
-    if name in TORCH_GLOBAL and (name in TORCH_IGNORES_GENERATOR or keyword_value(call, "generator") is None):
-        return E.Use(line, col, T.TORCH, "draws (%s())" % spelled, False)
+    if drawn is not None:
+        return E.Use(line, col, drawn, "draws (%s())" % spelled, False)
     if name in WEIGHT_LAYERS:
         return E.Use(line, col, WEIGHT_LAYERS[name], "%s (%s)" % (INITIALIZES, spelled), False)
     builder = name.startswith(TORCH_MODEL_BUILDER_PREFIXES) and bare.rsplit(".", 1)[-1][:1].islower()

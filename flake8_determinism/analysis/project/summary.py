@@ -391,7 +391,7 @@ class _Summarizer:
         if switches and name not in DM.ENABLERS:  # an environment variable, a Runner's randomness=
             yield E.Seed(line, col, tuple(sorted(switches)))
         shuffled = C.unseeded_shuffle(view, id(call) in self.discarded)
-        event = library_event(name, call, switches, shuffled, spelled, line, col)
+        event = library_event(name, call, switches, C.global_draw(view), shuffled, spelled, line, col)
         if event is not None:
             yield event
         elif name.startswith("#") or name.split(".", 1)[0].lstrip(".") not in KNOWN_ROOTS or name.startswith("."):

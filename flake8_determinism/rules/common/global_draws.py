@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Iterator
 
+from ...analysis import calls
 from ...analysis.body import only_feeds
 from ...tables.entry import TRACING_CALLS, TRACING_METHODS
 from . import runs
@@ -94,3 +95,11 @@ class GlobalDrawRule(Rule):
         return "%s() draws from %s, which %s in this module; the values change every run — %s" % (
             ctx.spelling(site), self.rng_name, when, self.fix,
         )
+
+
+def drawing(ctx: FileContext, table, framework: str) -> Iterator[CallSite]:
+    """The calls of ``table``'s functions that draw from ``framework``'s global RNG
+    (``calls.global_draw``: asked of the project modules' calls too)."""
+    for site in ctx.calls_to(table):
+        if calls.global_draw(ctx.facts.call(site)) == framework:
+            yield site
