@@ -98,6 +98,13 @@ KNOWN_PROJECT_DRIFT = {
 }
 
 
+def _case(known: dict, name: str, variant: str, *values):
+    """One parametrized case, a strict xfail when ``known`` lists it as drifting."""
+    reason = known.get((name, variant))
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(*values, variant, id="%s-%s" % (name, variant), marks=marks)
+
+
 def _parity_cases():
     found = []
     for source, _, variant in cases():
@@ -106,8 +113,7 @@ def _parity_cases():
             continue  # a test module is judged by its name: moved, it is another module
         if P.moved(source.read_text()) is None:
             continue  # nothing to move: only imports and definitions
-        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_DRIFT[name, variant])] if (name, variant) in KNOWN_DRIFT else []
-        found.append(pytest.param(source, variant, id="%s-%s" % (name, variant), marks=marks))
+        found.append(_case(KNOWN_DRIFT, name, variant, source))
     return found
 
 
@@ -122,9 +128,7 @@ def _project_cases():
                 continue
             name = project.name + "/" + entry.relative_to(project).as_posix()
             for variant in ("default", "strict"):
-                known = KNOWN_PROJECT_DRIFT.get((name, variant))
-                marks = [pytest.mark.xfail(strict=True, reason=known)] if known else []
-                found.append(pytest.param(project, entry, variant, id="%s-%s" % (name, variant), marks=marks))
+                found.append(_case(KNOWN_PROJECT_DRIFT, name, variant, project, entry))
     return found
 
 
@@ -133,10 +137,8 @@ PROJECT_CASES = _project_cases()
 
 def test_the_cases_are_there():
     assert len(CASES) >= 200 and len(PROJECT_CASES) >= 60
-    projects_listed = {tuple(p.id.rsplit("-", 1)) for p in PROJECT_CASES}
-    assert set(KNOWN_PROJECT_DRIFT) <= projects_listed
-    listed = {(p.id.rsplit("-", 1)[0], p.id.rsplit("-", 1)[1]) for p in CASES}
-    assert set(KNOWN_DRIFT) <= listed  # no stale entry
+    assert set(KNOWN_PROJECT_DRIFT) <= {tuple(p.id.rsplit("-", 1)) for p in PROJECT_CASES}
+    assert set(KNOWN_DRIFT) <= {tuple(p.id.rsplit("-", 1)) for p in CASES}  # no stale entry
 
 
 @pytest.mark.parametrize("source, variant", CASES)

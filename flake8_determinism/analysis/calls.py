@@ -263,6 +263,18 @@ def randomness_switches(config: Optional[Arg]) -> FrozenSet[str]:
     return switches_for(state, frozenset({D.ALGORITHMS, D.CUDNN_DETERMINISTIC}))
 
 
+def assigned_switches(target: str, key: Optional[Arg], value: Optional[Arg]) -> FrozenSet[str]:
+    """The switches an assignment turns on: ``cudnn.deterministic = True`` (``target`` the
+    qualified name assigned), ``os.environ[KEY] = value`` (``target`` ``"os.environ[]"``, ``key``
+    the index); ``value`` None: an augmented assignment, not read."""
+    if target == D.CUDNN_DETERMINISTIC:
+        state = UNREAD if value is None or not value.known else ON if value.value is True else OFF
+        return switches_for(state, frozenset({D.CUDNN_DETERMINISTIC}))
+    if target == D.ENVIRON + "[]":
+        return _env_switches(key, value)
+    return _NONE
+
+
 def env_switches(name: object, value: Arg) -> FrozenSet[str]:
     """``CUBLAS_WORKSPACE_CONFIG``/``TF_DETERMINISTIC_OPS`` set to ``value``."""
     if name == D.CUBLAS_VARIABLE and (not value.known or value.value in D.CUBLAS_VALUES):

@@ -26,10 +26,10 @@ from .._lazy import cst
 from ..tables.data_order import ORDER_PASSING
 from .body import ScopeBody, scope_body
 from .loop_body import LoopBody
-from .nodes import self_attribute
+from .nodes import names_in, self_attribute
 from .order_free import (
     AT_MOST_ONE, FILLING, builtin_name, carriers, concatenates, equals_at_most_one, formats, guards_single_entry,
-    in_log_line, joins, keyed_by_element, len_compared, mapped_for_effect, names_in, order_free_call,
+    in_log_line, joins, keyed_by_element, len_compared, mapped_for_effect, order_free_call,
     sorts_attribute, sorts_name,
 )
 from .scopes import enclosing_class

@@ -16,7 +16,8 @@ from ..tables.data_order import (
 )
 from .args import literal
 from .nodes import dotted_name, self_attribute
-from .order_free import FILLING, is_log_call, names_in, orders, set_method_call, sorts_name, uses_position
+from .nodes import names_in
+from .order_free import FILLING, is_log_call, orders, set_method_call, sorts_name, uses_position
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from .body import ScopeBody

@@ -4,7 +4,7 @@ touched when a helper runs)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from .._lazy import cst
 
@@ -63,6 +63,20 @@ def dotted_name(node: Optional[cst.CSTNode]) -> str:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return ""
+
+
+def names_in(expr) -> Set[str]:
+    """The plain names an expression reads or binds (``Name`` nodes only; ``identifiers_in``
+    also gives attribute names)."""
+    names = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, cst.CSTNode):
+            stack.extend(code_children(node))
+    return names
 
 
 def identifiers_in(expr) -> Iterator[str]:

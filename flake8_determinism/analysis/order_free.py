@@ -17,7 +17,7 @@ from ..tables.data_order import (
     BUILD_PREFIXES, LOG_FUNCTIONS, LOG_METHODS, LOGGER_NAMES, ORDER_FREE, POOL_MAPS, SET_METHODS, SORTING_CONSUMERS,
     UNORDERED_POOL_MAPS,
 )
-from .nodes import code_children, dotted_name, self_attribute
+from .nodes import code_children, dotted_name, names_in, self_attribute
 from .scopes import lookup
 
 if TYPE_CHECKING:  # only for annotations: importing it would load libcst
@@ -228,18 +228,6 @@ def orders(test) -> bool:
         return orders(test.left) or orders(test.right)
     ordering = (cst.GreaterThan, cst.LessThan, cst.GreaterThanEqual, cst.LessThanEqual)
     return isinstance(test, cst.Comparison) and any(isinstance(c.operator, ordering) for c in test.comparisons)
-
-
-def names_in(expr) -> Set[str]:
-    names = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            names.add(node.value)
-        elif isinstance(node, cst.CSTNode):
-            stack.extend(code_children(node))
-    return names
 
 
 def uses_position(expr, container: Optional[str]) -> bool:

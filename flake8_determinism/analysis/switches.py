@@ -14,6 +14,7 @@ from .._lazy import cst
 from ..tables import determinism as D
 from ..tables.aliases import KNOWN_ROOTS
 from . import calls
+from .calls import OFF, ON, UNREAD, WARN  # the flag states, spelled once
 from .args import MISSING, UNKNOWN, find_arg, literal
 from .cst_calls import call_argument
 from .order_free import builtin_name
@@ -24,7 +25,6 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from .index import Assignment, CallSite
 
 _NONE: FrozenSet[str] = frozenset()
-ON, OFF, WARN, UNREAD = "on", "off", "warn", "unread"
 
 
 def flag_state(call: cst.Call, keyword: Optional[str], position: Optional[int], on=(True,), warn=()) -> str:
@@ -89,22 +89,14 @@ def _is_named_helper(site: CallSite, qualname: Optional[str]) -> bool:
 
 
 def assignment_switches(assignment: Assignment, target_name: Optional[str]) -> FrozenSet[str]:
-    """Switches turned on by ``cudnn.deterministic = True`` or ``os.environ[KEY] = value``."""
-    if target_name == D.CUDNN_DETERMINISTIC:
-        state = _literal_state(assignment.value)
-        return calls.switches_for(state, frozenset({D.CUDNN_DETERMINISTIC}))
-    if target_name == D.ENVIRON + "[]":
-        return _env_switches(subscript_key(assignment.target), assignment.value)
-    return _NONE
-
-
-def _literal_state(value) -> str:
-    if value is None:
-        return UNREAD  # augmented assignment
-    known, constant = literal(value)
-    if not known:
-        return UNREAD
-    return ON if constant is True else OFF
+    """Switches turned on by ``cudnn.deterministic = True`` or ``os.environ[KEY] = value``
+    (``calls.assigned_switches``, asked of the project modules' assignments too)."""
+    if target_name not in (D.CUDNN_DETERMINISTIC, D.ENVIRON + "[]"):
+        return _NONE
+    key = subscript_key(assignment.target)
+    value = assignment.value
+    return calls.assigned_switches(target_name, None if key in (MISSING, UNKNOWN) else call_argument(key),
+                                   None if value is None else call_argument(value))
 
 
 def subscript_key(target) -> object:
@@ -114,13 +106,6 @@ def subscript_key(target) -> object:
         if isinstance(element, cst.Index):
             return element.value
     return MISSING
-
-
-def _env_switches(key, value) -> FrozenSet[str]:
-    if key in (MISSING, UNKNOWN) or value in (MISSING, UNKNOWN):
-        return _NONE
-    known, name = literal(key)
-    return calls.env_switches(name, call_argument(value)) if known else _NONE
 
 
 def environ_update_items(call: cst.Call) -> Iterator[tuple]:

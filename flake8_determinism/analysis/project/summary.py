@@ -26,7 +26,7 @@ from ..ast_names import dotted
 from ..scopes import canonical
 from . import body_facts as F
 from . import events as E
-from .ast_values import arg_of, call_of, is_none, keyword_value, literal, literal_path, signature
+from .ast_values import arg_of, call_of, is_none, keyword_value, literal_path, signature
 from .ast_values import split_of_hf_dataset, text_defaults
 from .library_events import library_event
 from .summary_kinds import CALL, IMPORT, SWITCH
@@ -402,16 +402,10 @@ class _Summarizer:
         """``torch.backends.cudnn.deterministic = True``, ``os.environ["CUBLAS_WORKSPACE_CONFIG"] =
         ":4096:8"``: the switches it turns on; () otherwise."""
         if isinstance(target, ast.Subscript):
-            if self.resolve(target.value, scope) != DM.ENVIRON:
-                return ()
-            known, name = literal(target.slice)
-            return tuple(sorted(C.env_switches(name, arg_of(value)))) if known else ()
-        if self.resolve(target, scope) != DM.CUDNN_DETERMINISTIC:
-            return ()
-        known, constant = literal(value)
-        if not known:
-            return (DM.DETERMINISM_UNREAD,)
-        return (DM.CUDNN_DETERMINISTIC,) if constant is True else ()
+            name, key = (self.resolve(target.value, scope) or "") + "[]", arg_of(target.slice)
+        else:
+            name, key = self.resolve(target, scope) or "", None
+        return tuple(sorted(C.assigned_switches(name, key, arg_of(value))))
 
 
     def _passed(self, call: ast.Call, scope: _Scope):

@@ -142,10 +142,10 @@ class Run:
                 # ``model.load_state_dict(...)``, ``load_param_into_net(net, params)``
                 if loads_weights(site.method_name):
                     self._mark("_first_load", site)
-                if _training_call(ctx, site):
+                call = ctx.facts.call(site)
+                if _training_call(call, site):
                     self._mark("_first_training", site)
                     self.trains = True
-                call = ctx.facts.call(site)
                 self.evaluates = self.evaluates or calls.to_evaluation_mode(call)
                 self.gpu = self.gpu or calls.uses_gpu(call, lambda: _other_accelerator(ctx))
         for framework, uses in self.uses.items():
@@ -427,9 +427,8 @@ def run_of(ctx: FileContext) -> Optional[Run]:
     return run
 
 
-def _training_call(ctx: FileContext, site: CallSite) -> bool:
+def _training_call(call: calls.Call, site: CallSite) -> bool:
     """A call that trains, or puts a model in training mode (``analysis/calls.py``)."""
-    call = ctx.facts.call(site)
     in_constructor = site.fn is not None and site.fn.is_method and site.fn.name == "__init__"
     return calls.trains(call) or calls.sets_training_mode(call, in_constructor)
 
