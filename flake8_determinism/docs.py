@@ -61,8 +61,14 @@ FIX_KINDS = {  # ``Rule.fixes`` -> (table cell, sentence)
 SCOPES = {
     None: "Reported wherever the code is: scripts, library modules and functions alike.",
     "entry": (
-        "Reported only in entry modules: a module with an `if __name__ == \"__main__\":` block, or whose "
-        "module-level statements do work. Library modules are left alone."
+        "Reported only in entry modules: a module whose `if __name__ == \"__main__\":` block or module-level "
+        "statements do work (train, evaluate, generate or write a result; in strict mode, any call that is not "
+        "configuration). Library modules are left alone."
+    ),
+    "program": (
+        "Reported in entry modules, and in any module that reads the command line (`parse_args()`, "
+        "`parse_args_into_dataclasses()`, absl's `app.run`): its options are the program's, wherever its "
+        "`main()` is written."
     ),
     "draw": (
         "Scope policy: reported when the code runs at import time or in entry code (the module level and "

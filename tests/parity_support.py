@@ -57,6 +57,22 @@ def moved(source: str) -> Optional[str]:
     return "".join(k if k.endswith("\n") else k + "\n" for k in kept) + function
 
 
+def is_run(source: str, settings, name: str) -> bool:
+    """Is the fixture an entry module under ``settings`` (docs/contract.md "Entry module
+    (tightened)")?  A module that is not has no run: its module-level code is a library's
+    import-time code, and moved into a function it becomes another library, not the same run."""
+    import libcst
+
+    from flake8_determinism.analysis.context import FileContext
+    from flake8_determinism.checker import KNOWN_NAMES
+
+    try:
+        module = libcst.parse_module(source)
+    except libcst.ParserSyntaxError:
+        return False
+    return FileContext(module, settings, KNOWN_NAMES, name, None).facts.is_entry
+
+
 def codes(source: str, settings, folder: Path, name: str) -> Counter:
     found = check_source(source, settings._replace(project_root=str(folder), cache=False), filename=name,
                          path=str(folder / name))

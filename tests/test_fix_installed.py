@@ -109,6 +109,7 @@ if __name__ == "__main__":
     env = gym.make("CartPole-v1")
     for episode in range(3):
         state = env.reset()
+        print(state)
 """
 
 

@@ -21,7 +21,7 @@ DATALOADER = """
         loader = DataLoader(range(10), shuffle=True)
         {seed_after}
         for batch in loader:
-            pass
+            print(batch)
     {after}
 """
 

@@ -11,6 +11,7 @@ from typing import Callable, FrozenSet, NamedTuple, Optional, Tuple
 
 from ..tables import data_order as DO
 from ..tables import determinism as D
+from ..tables import entry as E
 from ..tables import seeding as T
 from ..tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TF_DRAWS, TORCH_GLOBAL
 from ..tables.rng_draws import TORCH_IGNORES_GENERATOR
@@ -26,6 +27,8 @@ from ..tables.sklearn import SKLEARN_RANDOM_STATE
 
 # mmengine's runners: building one starts a training run (``runner.train()`` follows).
 RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"})
+# Lightning's command line: built with its default ``run=True``, it runs the subcommand (``fit``).
+CLI = "LightningCLI"
 # The methods whose receiver decides what the call does (``scaler.fit`` does not train, an
 # optimizer's ``step`` does): only for these do the front ends resolve the receiver.
 RECEIVER_METHODS = frozenset({"fit", "step"})
@@ -76,6 +79,37 @@ def trains(call: Call) -> bool:
     name = _built(call)
     last = name.rsplit(".", 1)[-1]
     return (name.split(".", 1)[0] in T.TRAINER_ROOTS and last.endswith("Trainer")) or name in RUNNERS
+
+
+def does_work(call: Call, roots: FrozenSet[str] = frozenset()) -> bool:
+    """The call trains (``trains``, ``trains_tensorflow``: ``roots`` are the module's imported
+    packages), evaluates, generates or writes a result: what makes a module whose code runs it an
+    entry module (docs/contract.md "Entry module (tightened)").  Building a model, seeding,
+    configuring or switching a layer's mode is not work."""
+    if call.method in E.WORK_METHODS and (call.is_method or call.method == "print"):
+        return True
+    if call.name.rsplit(".", 1)[-1] == CLI and call.name.split(".", 1)[0] in T.TRAINER_ROOTS:
+        return True
+    if call.is_method and call.method == "train" and any(not arg.known for arg in call.every_argument()):
+        return True  # ``estimator.train(input_fn, steps=2)``: not a mode switch (``train(True)``)
+    return call.name in E.WORK_FUNCTIONS or trains(call) or trains_tensorflow(call, roots)
+
+
+def may_work(method: str) -> bool:
+    """Can a call of this name do work?  (Read cheaply before the call is read into values.)"""
+    return method in E.WORK_METHODS or method in _WORK_LAST or may_train(method)
+
+
+def may_train(method: str) -> bool:
+    return method in _TRAINING_METHODS or method.endswith("Trainer") or method in _RUNNER_LAST or \
+        method.startswith("from_") or method == CLI or method in D.TF_TRAINING_METHODS or \
+        method == _TAPE_LAST
+
+
+_WORK_LAST = frozenset(name.rsplit(".", 1)[-1] for name in E.WORK_FUNCTIONS)
+_TRAINING_METHODS = frozenset({"backward", "fit", "step", "train"})
+_RUNNER_LAST = frozenset(name.rsplit(".", 1)[-1] for name in RUNNERS)
+_TAPE_LAST = D.TF_GRADIENT_TAPE.rsplit(".", 1)[-1]
 
 
 def trains_tensorflow(call: Call, roots) -> bool:

@@ -93,6 +93,7 @@ class ModuleFacts:
         self._reachable: Optional[Set[int]] = None
         self._calls: Dict[int, calls.Call] = {}  # id(call node) -> the call as plain values
         self._self_test: Optional[bool] = None
+        self._works: Optional[bool] = None  # ``is_entry``'s answer, once asked
         self._main_calls: Set[int] = set()  # ids of the calls in ``__main__`` blocks
         self._spawned: Optional[Set[int]] = None
         self._link_calls()
@@ -381,7 +382,30 @@ class ModuleFacts:
     # -- entry / training ------------------------------------------------------
     @property
     def is_entry(self) -> bool:
-        return bool(self.index.main_guards) or self.index.module_work
+        """An entry module (docs/contract.md "Entry module (tightened)"): its ``__main__`` block or
+        module-level code runs.  In default mode that code must also be seen to do work (``does_work``):
+        where it is not, default mode is quiet and strict mode judges the module as an entry."""
+        if not (self.index.main_guards or self.index.module_work):
+            return False
+        if self._works is None:
+            self._works = self.settings.strict or self.does_work()
+        return self._works
+
+    def does_work(self) -> bool:
+        """The code the module runs when started trains, evaluates, generates or writes a result
+        (``calls.does_work``), here or in the project code it calls."""
+        reached = [site for site in self.index.calls if self.reaches(site.fn)]
+        for site in reached:
+            if calls.may_work(site.method_name) and calls.does_work(self.call(site), self.index.imported_roots):
+                return True
+            if self.qualname(site) is None and self._builds_seeding_trainer(site):
+                return True  # ``MyTrainer(...)``, a subclass of a library Trainer defined here
+        for site in reached:
+            if site.method_name and id(site.node) not in self.local_callee:
+                effects = self.project_effects(self.qualname(site), site.method_name, site)
+                if effects is not None and (effects.works or effects.trains):
+                    return True
+        return False
 
     def reaches(self, fn: Optional[FunctionInfo]) -> bool:
         """Does module-level code (the ``__main__`` block included) reach code in ``fn``?"""

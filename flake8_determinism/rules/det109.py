@@ -47,7 +47,7 @@ class OptionalSeed(Rule):
 
     code = "DET109"
     fixes = "unsafe"
-    precheck_scope = "entry"
+    precheck_scope = "program"  # entry modules and modules that parse the command line (``check``)
     invalid = (
         "import argparse, random\nparser = argparse.ArgumentParser()\n"
         "parser.add_argument('--seed', type=int, default=None)\nargs = parser.parse_args()\n"
@@ -83,7 +83,12 @@ class OptionalSeed(Rule):
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         facts = ctx.facts
-        if not ctx.index.seed_guards or not facts.is_entry:
+        if not ctx.index.seed_guards:
+            return
+        # The options are the program's own when the module parses its command line: the run that
+        # starts it gets the guard wherever the code sits (an entry, or a helper's ``main()``).
+        program = facts.is_entry or _parses_command_line(ctx)
+        if not program:
             return
         fixes: Dict[str, edits.Fix] = {}
         options = optional_seed_options(ctx, fixes)
@@ -92,7 +97,7 @@ class OptionalSeed(Rule):
             return
         reported: Set[str] = set()
         for guard, scope, fn, order in ctx.index.seed_guards:
-            if not facts.reaches(fn):
+            if facts.is_entry and not facts.reaches(fn):
                 continue
             tested = _guarded(guard.test)
             if tested is None:
@@ -183,6 +188,16 @@ def _zero_default_seed_options(ctx: FileContext) -> Dict[str, str]:
                     and literal(value) == (True, 0):
                 options[name] = "--" + name
     return options
+
+
+def _parses_command_line(ctx: FileContext) -> bool:
+    """The module reads the command line: ``parser.parse_args()``, Hugging Face's
+    ``parse_args_into_dataclasses()``, absl's ``app.run``."""
+    return any(site.method_name in _PARSING or ctx.qualname(site) in _ABSL_RUN for site in ctx.index.calls)
+
+
+_PARSING = frozenset({"parse_args", "parse_known_args", "parse_args_into_dataclasses"})
+_ABSL_RUN = frozenset({"absl.app.run"})
 
 
 def _truthiness(test, expr) -> bool:

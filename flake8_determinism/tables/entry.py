@@ -56,6 +56,19 @@ RESULT_WRITERS = frozenset(
      "add_scalar", "log_metrics", "save_checkpoint", "save_model", "save_weights"}
 )
 
+# Work (docs/contract.md "Entry module (tightened)"): a module is an entry only when the code its
+# ``__main__`` block or module-level statements run trains, evaluates, generates or writes a result
+# (``calls.does_work``).  Besides training (``calls.trains``): these methods, on anything ...
+WORK_METHODS = RESULT_WRITERS | frozenset(
+    {"evaluate", "validate", "test", "predict", "generate", "sample", "inference", "infer", "show",
+     "log", "info", "warning", "log_dict", "add_scalars", "add_image", "add_images", "add_figure",
+     "add_histogram", "add_text", "log_metric", "log_artifact", "to_excel", "tofile", "print",
+     "optimize"}
+)
+# ... and these functions.
+WORK_FUNCTIONS = frozenset({"print", "pprint.pprint", "tqdm.tqdm.write", "torch.save", "numpy.save",
+                            "numpy.savez", "numpy.savetxt", "torch.onnx.export", "torch.jit.save"})
+
 # Export and tracing take an example input only for its shape: a draw that feeds
 # nothing else is a dummy input, not a result (the draw rules, default mode).
 TRACING_CALLS = frozenset({"torch.onnx.export", "torch.onnx.dynamo_export", "torch.jit.trace",

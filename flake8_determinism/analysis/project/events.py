@@ -96,6 +96,13 @@ class Evaluates(NamedTuple):
     column: int
 
 
+class Works(NamedTuple):
+    """Evaluates, generates or writes a result (``calls.does_work``, training aside)."""
+
+    line: int
+    column: int
+
+
 class UsesGpu(NamedTuple):
     line: int
     column: int
@@ -103,6 +110,7 @@ class UsesGpu(NamedTuple):
 
 _KINDS: Dict[str, Type] = {
     "S": Seed, "U": Use, "C": Call, "P": Passed, "I": Import, "T": Trains, "M": TrainingMode, "L": Loads, "E": Evaluates, "G": UsesGpu,
+    "W": Works,
 }
 _LETTERS = {kind: letter for letter, kind in _KINDS.items()}
 # What a branch that does not run leaves out (its seeds stay).

@@ -53,6 +53,7 @@ class Effects(NamedTuple):
     roots: FrozenSet[str] = frozenset()  # the libraries imported by the modules whose code it runs
     training_mode: bool = False  # it puts a model in training mode (``model.train()``)
     tensorflow_trains: bool = False  # a TensorFlow training step among its training (DET306)
+    works: bool = False  # it evaluates, generates or writes a result (``calls.does_work``)
 
 
 EMPTY = Effects()
@@ -401,7 +402,7 @@ class Project:
                  arguments: Optional[FrozenSet[str]] = None) -> Effects:
         seeds = set()
         unseeded, deferred = _Uses(), _Uses()
-        trains = loads = evaluates = gpu = training_mode = tensorflow_trains = False
+        trains = loads = evaluates = gpu = training_mode = tensorflow_trains = works = False
         roots = set(module.roots)
         for event in events:
             kind = type(event)
@@ -416,6 +417,8 @@ class Project:
                 loads = True
             elif kind is E.Evaluates:
                 evaluates = True
+            elif kind is E.Works:
+                works = True
             elif kind is E.Seed:
                 if arguments is None or event.guard is None or event.guard in arguments:
                     seeds.update(event.frameworks)
@@ -432,6 +435,7 @@ class Project:
                 evaluates, gpu = evaluates or called.evaluates, gpu or called.gpu
                 training_mode = training_mode or called.training_mode
                 tensorflow_trains = tensorflow_trains or called.tensorflow_trains
+                works = works or called.works
                 roots.update(called.roots)
                 _merge(called, seeds, unseeded, deferred)
             elif kind is E.Import and import_depth < IMPORT_DEPTH:
@@ -441,7 +445,7 @@ class Project:
                 if imported is not None and imported is not module:
                     seeds.update(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1).seeds)
         return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates, gpu,
-                       frozenset(roots), training_mode, tensorflow_trains)
+                       frozenset(roots), training_mode, tensorflow_trains, works)
 
     def _build_effects(self, klass: Target, signature=None) -> Effects:
         """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``

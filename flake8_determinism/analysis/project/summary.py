@@ -366,6 +366,8 @@ class _Summarizer:
             yield E.Trains(line, col, tensorflow)
         elif C.sets_training_mode(view, in_constructor):
             yield E.TrainingMode(line, col)
+        if C.may_work(method) and C.does_work(view, self.roots):
+            yield E.Works(line, col)
         if loads_weights(method):
             yield E.Loads(line, col)
         elif C.to_evaluation_mode(view):

@@ -51,8 +51,8 @@ class Rule:
     # Identifiers at least one of which must appear in the file for the rule to
     # be able to fire (the cheap pre-check).  Empty: always run.
     triggers: ClassVar[FrozenSet[str]] = frozenset()
-    # Where the rule can fire, for the pre-check's second stage: None (anywhere),
-    # "entry" (entry modules only), "draw" (the RNG-draw scope policy).
+    # Where the rule reports (docs.SCOPES): None anywhere, "entry", "draw" (the scope policy of the
+    # global draws), "program" (entries and modules that read the command line: checked by the rule).
     precheck_scope: ClassVar[Optional[str]] = None
     invalid: ClassVar[Tuple[str, ...]] = ()
     valid: ClassVar[Tuple[str, ...]] = ()
