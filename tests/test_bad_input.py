@@ -46,9 +46,9 @@ SAME = None  # "the file's bytes afterwards": unchanged
 
 # ------------------------------------------------------------------ the sources
 
-# DET202 on line 7: a shuffling DataLoader with workers in an entry module.  Its fix inserts
-# an import, the seeding block and a whole function (``seed_worker``, indented): so line
-# endings, indentation and encoding are all exercised in inserted code.
+# DET104 on line 7: a shuffling DataLoader with workers in a run that never seeds torch.  Its fix
+# inserts imports, the seeding block (indented, in the ``__main__`` block) and the loader's
+# ``generator=``: so line endings, indentation and encoding are all exercised in inserted code.
 BASE = '''\
 """Train on a shuffled loader."""
 import torch
@@ -64,10 +64,13 @@ def main():
 if __name__ == "__main__":
     main()
 '''
-BASE_REPORT = "7:14 DET202"
+BASE_REPORT = "7:14 DET104"
 
 FIXED = '''\
 """Train on a shuffled loader."""
+import random
+
+import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
@@ -81,13 +84,18 @@ def main():
         batch_size=2,
         shuffle=True,
         num_workers=2,
-        generator=torch.Generator().manual_seed(SEED),
+        generator=torch.Generator().manual_seed(torch.initial_seed()),
     )
     for batch in loader:
         print(batch)
 
 
 if __name__ == "__main__":
+    # Reproducibility (inserted by determinism-fix).
+    random.seed(SEED)
+    np.random.seed(SEED)
+    torch.manual_seed(SEED)
+    torch.cuda.manual_seed_all(SEED)
     main()
 '''
 
@@ -165,27 +173,27 @@ CASES = [
          "contains NUL bytes (line 2)", SAME),
     # Undecodable: flake8 falls back to latin-1 and lints; the codemod cannot write back what it
     # cannot decode, and says where the bad byte is.
-    Case("not_utf8_no_cookie", b"# caf\xe9\n" + BASE.encode(), ("8:14 DET202",), 2,
+    Case("not_utf8_no_cookie", b"# caf\xe9\n" + BASE.encode(), ("8:14 DET104",), 2,
          "cannot decode: byte 0xe9 on line 1 is not UTF-8, and no coding cookie declares another encoding",
          SAME),
-    Case("unknown_cookie", b"# -*- coding: klingon -*-\n" + BASE.encode(), ("8:14 DET202",), 2,
+    Case("unknown_cookie", b"# -*- coding: klingon -*-\n" + BASE.encode(), ("8:14 DET104",), 2,
          "cannot decode: unknown encoding: klingon", SAME),
-    Case("wrong_cookie", b"# -*- coding: ascii -*-\n# caf\xc3\xa9\n" + BASE.encode(), ("9:14 DET202",), 2,
+    Case("wrong_cookie", b"# -*- coding: ascii -*-\n# caf\xc3\xa9\n" + BASE.encode(), ("9:14 DET104",), 2,
          "cannot decode: byte 0xc3 on line 2 is not valid ascii, the encoding its coding cookie declares", SAME),
     # Decodable, kept byte for byte around the fix: the encoding its cookie names, the BOM, the
     # line endings (inserted lines take the first line's ending), tabs.
     Case("latin1_cookie", ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + BASE).encode("latin-1"),
-         ("9:14 DET202",), 0, "", ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + FIXED).encode("latin-1")),
+         ("9:14 DET104",), 0, "", ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + FIXED).encode("latin-1")),
     Case("utf8_bom", BOM + BASE.encode(), (BASE_REPORT,), 0, "", BOM + FIXED.encode()),
     Case("crlf", crlf(BASE), (BASE_REPORT,), 0, "", crlf(FIXED)),
     Case("mixed_endings", with_endings(BASE, "RN" * 6 + "R"), (BASE_REPORT,), 0, "",
-         with_endings(FIXED, "RNRRRRNRN" + "R" * 7 + "NRNRNR")),
-    Case("tabs", tabs(BASE), ("7:11 DET202",), 0, "", tabs(FIXED)),
+         with_endings(FIXED, "RRRRNRRRRNRNRRRRRRRNRNRNRRRRRR")),
+    Case("tabs", tabs(BASE), ("7:11 DET104",), 0, "", tabs(FIXED)),
     # Nothing to do.
     Case("empty", b"", (), 0, "", SAME),
     Case("only_a_comment", b"# nothing here\n", (), 0, "", SAME),
     # Big: linted and fixed (not skipped), in bounded time; in place only (the slow mode).
-    Case("lines_50000", BIG.encode(), ("%d:14 DET202" % (6 + BIG_FILLER.count("\n")),), 0, "",
+    Case("lines_50000", BIG.encode(), ("%d:14 DET104" % (6 + BIG_FILLER.count("\n")),), 0, "",
          before_main(FIXED.replace(DOCSTRING, ""), BIG_FILLER).encode(), modes=("write",)),
 ]
 

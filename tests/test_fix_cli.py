@@ -29,7 +29,8 @@ TIMEOUT = 120  # seconds per run: generous for a loaded machine
 
 # ------------------------------------------------------------------ example sources
 
-# DET202 only: a shuffling DataLoader (fixed with generator=..., plus SEED).
+# DET104 only: a run that never seeds torch, whose one use is a shuffling DataLoader (fixed by
+# the seeding block and the loader's generator=).
 LOADER = """\
 import torch
 from torch.utils.data import DataLoader
@@ -81,7 +82,7 @@ class DS(Dataset):
 print(DS()[0])
 """
 
-# A module-level torch training script: DET100 + DET303 (the seeding block).
+# A module-level torch training script on the GPU: DET100 (the seeding block, with deterministic mode).
 TRAINING = """\
 import torch
 
@@ -92,7 +93,7 @@ loss.backward()
 opt.step()
 """
 
-# DET301 and DET202 in one file (for --select/--ignore).
+# DET301 and DET104 in one file (for --select/--ignore).
 BENCHMARK_AND_LOADER = """\
 import torch
 from torch.utils.data import DataLoader
@@ -109,7 +110,7 @@ print(os.sep)
 """
 
 # Torch training with a worker DataLoader over a Dataset holding an unseeded RNG object
-# (DET100, DET103, DET201, DET202, DET303 fixed; DET204 left).
+# (DET100, DET103, DET201, DET104, DET303 fixed; DET204 left).
 TORCH_TRAIN = """\
 \"\"\"Train a tiny model.\"\"\"
 import numpy as np
@@ -258,7 +259,7 @@ def test_in_place_exits_0_when_everything_is_fixed_or_clean(tmp_path):
     root = project(tmp_path, {"loader.py": LOADER.format(noqa=""), "clean.py": CLEAN})
     result = fix(root, "loader.py", "clean.py")
     assert result.rc == 0, result
-    assert "generator=torch.Generator().manual_seed(SEED)" in (root / "loader.py").read_text()
+    assert "generator=torch.Generator().manual_seed(torch.initial_seed())" in (root / "loader.py").read_text()
     assert (root / "clean.py").read_text() == CLEAN
     # Nothing left: a second run is clean too, and says so.
     again = fix(root, "loader.py", "clean.py")
@@ -306,7 +307,7 @@ def test_check_and_diff_exit_status_and_change_nothing(tmp_path, mode):
     if mode == "--diff":
         assert "--- loader.py" in change.out and "+++ loader.py" in change.out, change
         added = [line for line in change.out.splitlines() if line.startswith("+") and not line.startswith("+++")]
-        assert any("generator=torch.Generator().manual_seed(SEED)" in line for line in added), change
+        assert any("generator=torch.Generator().manual_seed(torch.initial_seed())" in line for line in added), change
         assert "clean.py" not in change.out
     else:
         assert "loader.py" in change.out and "clean.py" not in change.out, change
@@ -351,7 +352,7 @@ def test_one_bad_file_among_good_ones(tmp_path):
     lines = stderr_lines(result)
     assert len(lines) == 1 and "b.py" in lines[0], result
     assert (root / "b.py").read_bytes() == bad
-    assert "generator=torch.Generator().manual_seed(SEED)" in (root / "a.py").read_text()
+    assert "generator=torch.Generator().manual_seed(torch.initial_seed())" in (root / "a.py").read_text()
     assert "torch.use_deterministic_algorithms(True, warn_only=True)" in (root / "c.py").read_text()
 
 
@@ -360,14 +361,14 @@ def test_one_bad_file_among_good_ones(tmp_path):
 
 def test_summary_line_counts(tmp_path):
     root = project(tmp_path, {
-        "train.py": TRAINING,  # DET100 + DET303: 2 fixed
+        "train.py": TRAINING,  # DET100 (its fix turns deterministic mode on too): 1 fixed
         "left.py": TIME_SEED,  # DET105: 1 left
-        "loader.py": LOADER.format(noqa=""),  # DET202: 1 fixed
+        "loader.py": LOADER.format(noqa=""),  # DET104: 1 fixed
         "clean.py": CLEAN,  # nothing
     })
     result = fix(root, "train.py", "left.py", "loader.py", "clean.py")
     assert result.rc == 1, result
-    assert summary(result) == "Found 4 problems (3 fixed, 1 left for you) in 3 files.", result
+    assert summary(result) == "Found 3 problems (2 fixed, 1 left for you) in 3 files.", result
 
     single = project(tmp_path, {"loader.py": LOADER.format(noqa="")}, name="single")
     result = fix(single, "loader.py")
@@ -379,7 +380,7 @@ def test_summary_line_counts(tmp_path):
 
 def test_noqa_is_honoured(tmp_path):
     files = {
-        "named.py": LOADER.format(noqa="  # noqa: DET202"),
+        "named.py": LOADER.format(noqa="  # noqa: DET104"),
         "bare.py": LOADER.format(noqa="  # noqa"),
         "whole.py": "# flake8: noqa\n" + LOADER.format(noqa=""),
         "other.py": LOADER.format(noqa="  # noqa: E501"),
@@ -390,15 +391,15 @@ def test_noqa_is_honoured(tmp_path):
     for name in ("named.py", "bare.py", "whole.py"):
         assert (root / name).read_bytes() == files[name].encode(), name
     other = (root / "other.py").read_text()
-    assert "loader = DataLoader(ds, shuffle=True, generator=torch.Generator().manual_seed(SEED))  # noqa: E501" \
-        in other, other
+    assert "loader = DataLoader(ds, shuffle=True, generator=torch.Generator().manual_seed(torch.initial_seed()))" \
+        "  # noqa: E501" in other, other
 
 
 # ------------------------------------------------------------------ 4. flake8 configuration
 
 
 def test_extend_ignore_in_setup_cfg(tmp_path):
-    root = project(tmp_path, {"loader.py": LOADER.format(noqa="")}, "[flake8]\nextend-ignore = DET202\n")
+    root = project(tmp_path, {"loader.py": LOADER.format(noqa="")}, "[flake8]\nextend-ignore = DET104\n")
     result = fix(root, "loader.py")
     assert result.rc == 0, result
     assert (root / "loader.py").read_text() == LOADER.format(noqa="")
@@ -406,7 +407,7 @@ def test_extend_ignore_in_setup_cfg(tmp_path):
 
 def test_per_file_ignores_and_extend_exclude(tmp_path):
     source = LOADER.format(noqa="")
-    config = "[flake8]\nextend-exclude = skipme\nper-file-ignores =\n    sub/*.py: DET202\n"
+    config = "[flake8]\nextend-exclude = skipme\nper-file-ignores =\n    sub/*.py: DET104\n"
     root = project(tmp_path, {"top.py": source, "sub/inner.py": source, "skipme/skipped.py": source}, config)
     result = fix(root, ".")
     assert result.rc == 0, result
@@ -433,17 +434,17 @@ def test_select_and_ignore_on_the_command_line(tmp_path):
     # the standard library's ``select`` that multiprocessing imports.)
     root = project(tmp_path, {"selected.py": BENCHMARK_AND_LOADER, "ignored.py": BENCHMARK_AND_LOADER})
 
-    result = fix(root, "--select", "DET2", "selected.py")
+    result = fix(root, "--select", "DET1", "selected.py")
     assert result.rc == 0, result
     selected = (root / "selected.py").read_text()
-    assert "generator=torch.Generator().manual_seed(SEED)" in selected
-    assert "torch.backends.cudnn.benchmark = True" in selected  # DET301 not selected
+    assert "generator=torch.Generator().manual_seed(torch.initial_seed())" in selected
+    assert "torch.backends.cudnn.benchmark = True" in selected  # DET301 not selected (DET104 is)
 
-    result = fix(root, "--ignore", "DET202", "ignored.py")
+    result = fix(root, "--ignore", "DET104", "ignored.py")
     assert result.rc == 0, result
     ignored = (root / "ignored.py").read_text()
     assert "torch.backends.cudnn.benchmark = False" in ignored
-    assert "loader = DataLoader(list(range(4)), shuffle=True)\n" in ignored  # DET202 ignored
+    assert "loader = DataLoader(list(range(4)), shuffle=True)\n" in ignored  # DET104 ignored
     assert "generator=" not in ignored
 
 
@@ -504,7 +505,7 @@ for batch in loader:
     assert removed == ["loader = DataLoader(ds, shuffle=True)  # the loader\n"], (removed, added)
     # The grown call passes 79 columns: wrapped one argument per line; its comment stays with it.
     assert "".join(added).endswith(
-        "loader = DataLoader(\n    ds,\n    shuffle=True,\n    generator=torch.Generator().manual_seed(SEED),\n"
+        "loader = DataLoader(\n    ds,\n    shuffle=True,\n    generator=torch.Generator().manual_seed(torch.initial_seed()),\n"
         ")  # the loader\n"), added
     assert fixed.endswith("# Trailing comment, no newline at the end")
 
@@ -647,10 +648,10 @@ def test_added_arguments_wrap_at_the_formatters_line_length(tmp_path, pyproject,
     assert ("max_depth=8, random_state=SEED)" not in text) == wrapped, text
 
 
+# Unseeded: DET100, whose fix also turns deterministic mode on (the run trains on the GPU).
 GPU_TRAIN = '''import torch
 
 if __name__ == "__main__":
-    torch.manual_seed(0)
     model = torch.nn.Conv2d(3, 8, 3).cuda()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     model(torch.ones(1, 3, 8, 8).cuda()).sum().backward()
@@ -697,8 +698,8 @@ def test_files_are_processed_and_reported_in_sorted_order(tmp_path):
 
 # ------------------------------------------------------------------ --statistics, --output-format
 
-# DET202 (fixed) and DET105 (left) in one script, the left one below the inserted block.
-FIXED_AND_LEFT = LOADER.format(noqa="") + "\nimport time\n\ntorch.manual_seed(int(time.time()))\n"
+# DET104 (fixed) and DET105 (left) in one script, the left one below the inserted block.
+FIXED_AND_LEFT = LOADER.format(noqa="") + "\nimport random\nimport time\n\nrandom.seed(int(time.time()))\n"
 
 
 def _statistics_rows(out: str) -> dict:
@@ -716,7 +717,7 @@ def test_statistics_count_alike_in_diff_check_and_in_place(tmp_path):
     written = fix(root, "--statistics", "train.py")
     counts.append(_statistics_rows(written.out))
     assert counts[0] == counts[1] == counts[2]
-    assert counts[2]["DET202"] == [1, 1, 0, 0] and counts[2]["DET105"] == [1, 0, 1, 0]
+    assert counts[2]["DET104"] == [1, 1, 0, 0] and counts[2]["DET105"] == [1, 0, 1, 0]
     assert counts[2]["total"] == [2, 1, 1, 0]
     assert written.rc == 1  # something is left, as without --statistics
 
@@ -751,13 +752,13 @@ def test_json_output_points_into_the_file_as_it_stands(tmp_path):
     (left,) = data["findings"]
     assert left["code"] == "DET105" and left["fix"] == "none"
     lines = (root / "train.py").read_text().splitlines()
-    assert lines[left["line"] - 1].startswith("torch.manual_seed(int(time.time()))")  # unchanged file
-    assert data["statistics"]["DET202"] == {"found": 1, "fixed": 1, "left": 0, "unsafe": 0}
+    assert lines[left["line"] - 1].startswith("random.seed(int(time.time()))")  # unchanged file
+    assert data["statistics"]["DET104"] == {"found": 1, "fixed": 1, "left": 0, "unsafe": 0}
     assert "would be changed" in checked.err  # the summary, on stderr
     written = json.loads(fix(root, "--output-format", "json", "train.py").out)
     (left,) = written["findings"]
     fixed_lines = (root / "train.py").read_text().splitlines()
-    assert fixed_lines[left["line"] - 1].startswith("torch.manual_seed(int(time.time()))")  # in the fixed file
+    assert fixed_lines[left["line"] - 1].startswith("random.seed(int(time.time()))")  # in the fixed file
 
 
 def test_github_annotations_for_what_is_left(tmp_path):
@@ -765,7 +766,7 @@ def test_github_annotations_for_what_is_left(tmp_path):
     out = fix(root, "--diff", "--output-format", "github", "train.py").out.splitlines()
     assert "::notice file=train.py::determinism-fix would change this file" in out
     (warning,) = [line for line in out if line.startswith("::warning")]
-    assert warning.startswith("::warning file=train.py,line=11,col=1,title=DET105::torch.manual_seed() takes")
+    assert warning.startswith("::warning file=train.py,line=12,col=1,title=DET105::random.seed() takes")
     assert "--- train.py" in out  # --diff still prints the diff; the annotations come after it
 
 

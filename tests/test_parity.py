@@ -34,20 +34,26 @@ KNOWN_DRIFT = {
     ("det100/sentence_transformers_new_head.py", "default"): "lost DET100",
     ("det100/trl_subclass_seeds_late.py", "default"): "lost DET104",
     ("det100/trl_value_head.py", "default"): "lost DET100",
+    ("det100/trl_value_head.py", "strict"): "lost DET100",
+    ("det101/after_assert_false.py", "default"): "gained DET101 (the summaries do not know dead code)",
     ("det101/seed_drawn_then_used.py", "default"): "gained DET101",
     ("det102/library_seeds_at_import.py", "strict"): "gained DET102 (import-time seeding moved into a function)",
     ("det102/optional_import.py", "default"): "lost DET102",
-    ("det104/self_test_main.py", "strict"): "gained DET100",
     ("det104/self_test_main.py", "default"): "lost DET104; gained DET100",
+    ("det104/self_test_main.py", "strict"): "gained DET100",
     ("det104/self_test_shapes.py", "default"): "gained DET104",
     ("det104/spawned_workers.py", "default"): "lost DET104",
+    ("det104/timing_script.py", "default"): "gained DET104 (a benchmark is known by the linted module's own timing)",
     ("det105/drawn_and_hashed_seeds.py", "default"): "lost DET109; gained DET101",
     ("det105/drawn_seed_any_name.py", "default"): "lost DET105",
     ("det110/resume_with_rng.py", "default"): "lost DET110",
     ("det110/resume_without_rng.py", "default"): "lost DET110",
+    ("det202/spawned_process.py", "default"): "lost DET202 (a call-site rule judged on the helper alone)",
+    ("det202/unseeded_run.py", "strict"): "gained DET104",
     ("det203/entry_seeded_by_helpers.py", "default"): "lost DET203; gained DET102",
     ("det210/mindspore_workers.py", "default"): "lost DET210",
-    ("det303/arguments_from_cli.py", "default"): "gained DET303",
+    ("det303/seeded_run_with_index_add.py", "default"): "lost DET303 (the nondeterministic ops are read in the linted module only)",
+    ("det303/trainer_deterministic_false.py", "default"): "lost DET303 (the framework's switch is read in the linted module only)",
     ("det403/evaluated_in_training_mode.py", "default"): "lost DET403",
     ("det403/keras_training_true.py", "default"): "lost DET106; gained DET100",
 }
@@ -134,7 +140,8 @@ def test_the_moved_trainer_example(tmp_path):
         "    torch.manual_seed(0)\n"
         "    trainer = L.Trainer(max_epochs=1)\n"
     )
-    before, after = P.judged_both_ways(source, settings_for("default"), tmp_path)
+    # Strict: default mode reports the missing mode only where it sees a nondeterministic CUDA op.
+    before, after = P.judged_both_ways(source, settings_for("strict"), tmp_path)
     assert before["DET303"] == 1 and after["DET303"] == 1
 
 

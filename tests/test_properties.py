@@ -89,6 +89,12 @@ NOQA = Flake8Config(isolated=True).noqa_options()  # flake8's defaults: ``# noqa
 EDITS_ELSEWHERE = {
     "DET109": (lambda finding: True,
                "reported at the seed guard, fixed at the option's declaration (default=None -> default=0)"),
+    "DET100": (lambda finding: True,
+               "a module-level report of the run, whose fix also gives the run's unseeded DataLoaders and samplers "
+               "generator= (and TF Estimators tf_random_seed=, builders that reseed their seed=)"),
+    "DET104": (lambda finding: "never seeded in this run" in finding.message,
+               "the run's report, at its first use of torch, whose fix also gives the run's unseeded DataLoaders "
+               "and samplers generator="),
     "DET303": (lambda finding: "turns on no deterministic mode" in finding.message,
                "a module-level report (at the __main__ guard, else line 1), fixed with the framework's own "
                "switch on every call that builds its trainer: Trainer(..., deterministic=True), "

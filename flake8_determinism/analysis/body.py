@@ -85,3 +85,31 @@ def _only_feeds(ctx, expr, site, body: ScopeBody, callees, methods, depth: int) 
             ]
             return bool(loads) and all(_only_feeds(ctx, n, site, body, callees, methods, depth + 1) for n in loads)
         return False
+
+
+def after_an_exit(ctx, site: CallSite) -> bool:
+    """Dead code (docs/contract.md "Dead code"): ``site`` follows, in its block or an enclosing one
+    of its body, a statement that always leaves it: ``raise ...`` or ``assert False``."""
+    body = scope_body(ctx, site)
+    child, parent = site.node, body.parents.get(id(site.node))
+    while parent is not None:
+        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            for statement in parent.body:
+                if statement is child:
+                    break
+                if _always_leaves(statement):
+                    return True
+        child, parent = parent, body.parents.get(id(parent))
+    return False
+
+
+def _always_leaves(statement) -> bool:
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if isinstance(small, cst.Raise):
+            return True
+        if isinstance(small, cst.Assert) and isinstance(small.test, (cst.Name, cst.Integer)) and \
+                getattr(small.test, "value", None) in ("False", "0"):
+            return True
+    return False

@@ -19,7 +19,7 @@ import re
 from typing import Set
 
 from .._lazy import cst
-from ..tables.entry import RESULT_WRITERS
+from ..tables.entry import BENCHMARK_FOLDERS, BENCHMARK_NAME, RESULT_WRITERS, TIMER_PREFIXES, TIMERS
 from ..tables.rng_draws import RANDOM_INPUTS, TENSOR_METHODS
 from .nodes import calls_in
 
@@ -104,3 +104,22 @@ def _draws_input(facts, site) -> bool:
     )
 
 
+def is_benchmark(facts, filename: str) -> bool:
+    """A timing benchmark (docs/contract.md "Programs nobody reruns for their numbers"): named so
+    (``bench_gcn.py``), under a ``benchmarks/`` folder, or a script whose run times its work
+    (``time.perf_counter``, ``timeit``, ``torch.utils.benchmark``) and neither trains nor saves a
+    result: its output is a time, which no seed makes repeatable."""
+    parts = re.split(r"[\\/]", filename or "")
+    name = parts[-1].rsplit(".", 1)[0] if parts else ""
+    if BENCHMARK_NAME.search(name) or any(part.lower() in BENCHMARK_FOLDERS for part in parts[:-1]):
+        return True
+    reached = [site for site in facts.index.calls if facts.reaches(site.fn)]
+    if not any(_times(facts.qualname(site) or "") for site in reached):
+        return False
+    if any(site.method_name in RESULT_WRITERS for site in reached):
+        return False
+    return not facts.trains()
+
+
+def _times(name: str) -> bool:
+    return name in TIMERS or name.startswith(TIMER_PREFIXES)

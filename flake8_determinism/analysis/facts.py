@@ -23,7 +23,7 @@ from ..tables.aliases import KNOWN_ROOTS
 from . import calls
 from .args import MISSING, find_arg, is_none, literal
 from .cst_calls import call_of
-from .demos import is_self_test, main_block_calls
+from .demos import is_benchmark, is_self_test, main_block_calls
 from .index import Assignment, CallSite, ModuleIndex
 from .reach import reachable_functions
 from .scopes import FunctionInfo, Resolver, lookup
@@ -94,6 +94,8 @@ class ModuleFacts:
         self._calls: Dict[int, calls.Call] = {}  # id(call node) -> the call as plain values
         self._self_test: Optional[bool] = None
         self._works: Optional[bool] = None  # ``is_entry``'s answer, once asked
+        self._benchmark: Optional[bool] = None
+        self.filename = ""  # the linted file's name, as flake8 shows it (set by ``FileContext``)
         self._main_calls: Set[int] = set()  # ids of the calls in ``__main__`` blocks
         self._spawned: Optional[Set[int]] = None
         self._link_calls()
@@ -418,9 +420,18 @@ class ModuleFacts:
     def in_entry_code(self, site) -> bool:
         """Import-time code, or entry code of an entry module (docs/contract.md scope policy).
         A self-test (``analysis/demos.py``) has none: its ``__main__`` block is test code."""
+        if not self.settings.strict and self.is_benchmark:
+            return False  # nobody reruns it for its numbers: quiet by default
         if site.fn is None:
             return not (self.is_self_test and id(site.node) in self._main_calls)
         return self.is_entry and not self.is_self_test and self.reaches(site.fn)
+
+    @property
+    def is_benchmark(self) -> bool:
+        """A timing benchmark (``analysis/demos.py``): no run the default mode judges."""
+        if self._benchmark is None:
+            self._benchmark = is_benchmark(self, self.filename)
+        return self._benchmark
 
     @property
     def is_self_test(self) -> bool:

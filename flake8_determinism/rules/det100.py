@@ -10,7 +10,7 @@ from ..tables.seeding import (
 from .common.base import Report, Rule, module_report
 from .common.run_reports import seeds_nothing, unseeded_summary
 from .common.runs import DRAW_RULES, TRAINING_WORDS, run_of, trains_maybe
-from .common.seeding import seeding_fix
+from .common.cause_fix import cause_hint, run_cause_fix
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -109,12 +109,12 @@ class UnseededTrainingScript(Rule):
             yield module_report(
                 ctx,
                 "%s seeds no RNG: %s — seed random, NumPy and your framework at start-up"
-                " (e.g. seed_everything(SEED))" % (
+                " (e.g. seed_everything(SEED))%s" % (
                     "training run" if run.trains else "this run",
                     used if used else "whatever it draws (weights, dropout, data order, a library's sampling) differs"
-                    " every run",
+                    " every run", cause_hint(ctx, run, run.unseeded((TORCH,))),
                 ),
-                seeding_fix(ctx),
+                run_cause_fix(ctx, torch_cause=True),
             )
             return
         if not facts.is_training_entry:
@@ -126,7 +126,7 @@ class UnseededTrainingScript(Rule):
                 "training script is seeded only when %s() is built, after the model: new weights (a head,"
                 " a PEFT adapter) are initialised from an unseeded RNG and differ every run"
                 " — call transformers.set_seed(SEED) before building the model" % ctx.spelling(trainer),
-                seeding_fix(ctx),
+                run_cause_fix(ctx, torch_cause=True),
             )
 
     @staticmethod

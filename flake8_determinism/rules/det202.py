@@ -2,10 +2,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import GENERATOR
-from .common import dataloader
-from ..tables.seeding import TORCH
+from .common import dataloader, generators
+from .common.runs import run_of
 from .common.base import Report, Rule
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -27,9 +26,14 @@ class DataLoaderWithoutGenerator(Rule):
     deterministic), nor, by default, when the call says ``shuffle=False`` and the
     dataset cannot be seen (an evaluation loader; strict mode reports it).
     ``num_workers`` set from a local constant is read.
-    The message says what is true where it runs: torch not seeded before it (the
-    order changes every run), seeded (reproducible, but tied to every earlier
-    draw), or a library function (the caller's seeding decides).
+    Default mode (docs/contract.md "Default mode reports facts about reruns") reports it only
+    where the run seeds torch but that seed does not reach the loader (a process that
+    ``torch.multiprocessing.spawn`` starts fresh).  In a run that never seeds torch the loader is
+    one of the causes the run's DET100/DET104 report names, and that report's fix adds the
+    ``generator=``; a seeded run's order repeats on rerun, and a library's loader is its caller's:
+    both strict.  The message says what is true where it runs: torch not seeded before it (the
+    order changes every run), seeded (reproducible, but tied to every earlier draw), or a library
+    function (the caller's seeding decides).
 
     Why it matters: without ``generator=`` the shuffle order and the workers'
     base seed are drawn from the global torch RNG, so any change in how much
@@ -46,11 +50,10 @@ class DataLoaderWithoutGenerator(Rule):
     def might_fire(self, text, settings) -> bool:
         return dataloader.might_build_dataloader(text)
     invalid = (
-        "from torch.utils.data import DataLoader\n\n"
-        "loader = DataLoader(list(range(10)), batch_size=2, shuffle=True)\nfor batch in loader:\n"
-        "    print(batch)\n",
-        "from torch.utils.data import DataLoader\nloader = DataLoader([1, 2], batch_size=1, shuffle=True)\n",
-        "from torch.utils.data import DataLoader as DL\nloader = DL([1, 2], 16, True)\n",
+        "import torch\nimport torch.multiprocessing as mp\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def worker(rank):\n    loader = DataLoader(list(range(10)), batch_size=2, shuffle=True)\n"
+        "    for batch in loader:\n        print(rank, batch)\n\n\n"
+        "if __name__ == \"__main__\":\n    torch.manual_seed(0)\n    mp.spawn(worker, nprocs=2)\n",
     )
     valid = (
         "import torch\nfrom torch.utils.data import DataLoader\n"
@@ -90,19 +93,9 @@ class DataLoaderWithoutGenerator(Rule):
     )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
-        for site in dataloader.dataloaders(ctx):
-            call = dataloader.effective_call(ctx, site)
-            shuffles, workers = dataloader.shuffles(call), dataloader.uses_workers(call, site)
-            if shuffles is not True and workers is not True:
-                continue
-            if find_arg(call, *GENERATOR) is UNKNOWN or not absent_or_none(call, *GENERATOR):
-                continue
-            if shuffles is not True:
-                draws, _ = dataloader.dataset_randomness(ctx, call, site)
-                if draws == dataloader.NOTHING:
-                    continue  # the workers draw nothing: their seeds change nothing
-                if draws is None and dataloader.says_in_order(call) and not ctx.settings.strict:
-                    continue  # ``shuffle=False`` on a dataset not seen here (a validation loader): strict
+        for site, call, shuffles in generators.loaders(ctx):
+            if not ctx.settings.strict and not generators.reported_by_default(ctx, site, run_of(ctx)):
+                continue  # seeded: strict; unseeded: the run's DET100/DET104 names it and fixes it
             # No worker_init_fn here: torch reseeds random and NumPy in each worker (>= 1.9);
             # DET201 adds one where the workers would still repeat each other.
             template, after_seeding = dataloader.seeded_generator(ctx, site)
@@ -111,7 +104,7 @@ class DataLoaderWithoutGenerator(Rule):
                 fix = None
             if fix is not None:
                 fix = fix._replace(after_seeding=after_seeding)
-            yield Report(site.node, self.message(ctx, site, shuffles is True), fix=fix)
+            yield Report(site.node, self.message(ctx, site, shuffles), fix=fix)
 
     @staticmethod
     def message(ctx: FileContext, site, shuffles: bool) -> str:
@@ -119,7 +112,7 @@ class DataLoaderWithoutGenerator(Rule):
         drawn = "its order" if shuffles else "the workers' seeds"
         # The order is drawn when the loader is iterated: a ``set_seed`` later in the same
         # body (before the training loop) counts.
-        seeded = ctx.facts.seeded_at(TORCH, site) or ctx.facts.seeded_later_in_body(TORCH, site)
+        seeded = generators.seeded_where_drawn(ctx, site)
         if not seeded and not ctx.facts.in_entry_code(site):
             return (
                 "DataLoader %s without generator=: %s come%s from the global torch RNG — different every run"

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from ..analysis.args import UNKNOWN, absent_or_none, find_arg
 from ..tables.data_order import RANDOM_SAMPLERS
-from .common import edits
+from .common import edits, generators
+from .common.runs import run_of
 from .common.base import Report, Rule, last_parts
 from .common.dataloader import generator_fix_withheld, seeded_generator
 
@@ -18,7 +18,11 @@ class SamplerWithoutGenerator(Rule):
 
     What it does: reports ``RandomSampler``, ``SubsetRandomSampler``,
     ``WeightedRandomSampler`` and ``random_split`` called without ``generator``
-    (or with ``None``); not when ``**kwargs`` may carry it.
+    (or with ``None``); not when ``**kwargs`` may carry it.  Default mode reports it only where the
+    run seeds torch but that seed does not reach the call (a process ``torch.multiprocessing.spawn``
+    starts); in a run that never seeds torch it is a cause the run's DET100/DET104 report names and
+    fixes (with this ``generator=``), and in a seeded run, or a library, it is strict
+    (``rules/common/generators.py``).
 
     Why it matters: they then draw from the global torch RNG (``random_split``'s
     default is ``torch.default_generator``), so the split or order changes
@@ -31,9 +35,9 @@ class SamplerWithoutGenerator(Rule):
     fixes = "safe"
     triggers = last_parts(RANDOM_SAMPLERS)
     invalid = (
-        "from torch.utils.data import random_split\n\ntrain, val = random_split(range(10), [8, 2])\n"
-        "print(list(val))\n",
-        "from torch.utils.data import random_split\ntrain, val = random_split(range(10), [8, 2])\n",
+        "import torch\nimport torch.multiprocessing as mp\nfrom torch.utils.data import random_split\n\n\n"
+        "def worker(rank):\n    train, val = random_split(range(10), [8, 2])\n    print(rank, list(val))\n\n\n"
+        "if __name__ == \"__main__\":\n    torch.manual_seed(0)\n    mp.spawn(worker, nprocs=2)\n",
     )
     valid = (
         "import torch\nfrom torch.utils.data import random_split\n"
@@ -58,10 +62,9 @@ class SamplerWithoutGenerator(Rule):
     )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
-        for site in ctx.calls_to(RANDOM_SAMPLERS):
-            where = ("generator", RANDOM_SAMPLERS[site.qualname])
-            if find_arg(site.node, *where) is UNKNOWN or not absent_or_none(site.node, *where):
-                continue
+        for site in generators.samplers(ctx):
+            if not ctx.settings.strict and not generators.reported_by_default(ctx, site, run_of(ctx)):
+                continue  # seeded: strict; unseeded: the run's DET100/DET104 names it and fixes it
             yield Report(
                 site.node,
                 "%s() without generator= draws from the global torch RNG, so the split/order changes whenever"

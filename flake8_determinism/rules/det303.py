@@ -3,20 +3,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from .._lazy import cst
-from ..analysis.args import MISSING, UNKNOWN, find_arg, is_none, literal
+from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ..analysis.body import scope_body
-from ..analysis.nodes import callee_name, code_children
+from ..analysis.nodes import code_children
 from ..analysis.scopes import lookup
-from ..tables.determinism import (
-    FRAMEWORK_SWITCHES, LIGHTNING_TRAINERS, MMENGINE_RANDOMNESS, MMENGINE_RUNNERS, NOT_CUDA_ROOTS, restores_defaults,
-    TORCH_DETERMINISM, TORCH_TRAINING_ROOTS, ULTRALYTICS_ROOT, ULTRALYTICS_TRAIN, is_training_arguments,
-)
+from ..tables.determinism import TORCH_TRAINING_ROOTS, ULTRALYTICS_ROOT, ULTRALYTICS_TRAIN, restores_defaults
+from ..tables.seeding import TORCH
 from .common import edits
 from .common.base import Report, Rule, module_report
-from .common.runs import run_of
-from .common.cuda_ops import calls_raising_op
+from .common.deterministic_mode import WHY, framework_switch, framework_switch_off, missing_mode_run, mode_fix
+from .common.cuda_ops import calls_raising_op, first_nondeterministic_op
 from .common.runs import trains_maybe
-from .common.seeding import measures_speed
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -24,7 +21,6 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 
 _SWITCH = "torch.use_deterministic_algorithms"
 _STATE = "torch.are_deterministic_algorithms_enabled"
-_WHY = "ops with nondeterministic CUDA kernels (atomic-add reductions, index/scatter backward) differ run to run"
 
 
 class DeterministicAlgorithmsOff(Rule):
@@ -43,7 +39,12 @@ class DeterministicAlgorithmsOff(Rule):
     ``torch.cuda`` call, or a Lightning / Hugging Face ``Trainer``, which picks the GPU when there
     is one, in the entry module or the project modules its run calls): a run pinned to the CPU has
     no CUDA kernels to choose; and not in a benchmark (``training_benchmark.py``, ``bench_gcn.py``),
-    whose result is a time that deterministic kernels would change. It is reported once, at the ``__main__`` guard, else at line 1; its
+    whose result is a time that deterministic kernels would change. Default mode reports the missing
+    mode only in a run that seeds torch and calls, in this module, an op with a nondeterministic CUDA
+    kernel outside cuDNN's convolutions (DET304's table: ``index_add_``, ``scatter_add_``, interpolate
+    backward, CTC...), or whose framework switch is written off (``Trainer(deterministic=False)``); an
+    unseeded run's DET100/DET104 fix turns the mode on with its seeding, and the rest is strict
+    (``rules/common/deterministic_mode.py``). It is reported once, at the ``__main__`` guard, else at line 1; its
     message names the switch of the framework the script uses
     (``TrainingArguments(full_determinism=True)``, Lightning ``Trainer(deterministic=True)``,
     mmengine ``randomness=dict(deterministic=True)``, accelerate ``set_seed(...,
@@ -64,7 +65,9 @@ class DeterministicAlgorithmsOff(Rule):
     triggers = frozenset({"use_deterministic_algorithms"})
     invalid = (
         "import torch\ntorch.use_deterministic_algorithms(False)\n",
-        "import torch\nmodel = torch.nn.Linear(2, 1).cuda()\nmodel(torch.ones(2).cuda()).sum().backward()\n",
+        "import torch\ntorch.manual_seed(0)\nmodel = torch.nn.Linear(2, 1).cuda()\n"
+        "out = torch.zeros(4).cuda().index_add_(0, torch.tensor([0, 1]).cuda(), model(torch.ones(2, 2).cuda()).sum(1))\n"
+        "out.sum().backward()\n",
     )
     valid = (
         "import torch\ntorch.use_deterministic_algorithms(True)\nmodel = torch.nn.Linear(2, 1)\n"
@@ -126,7 +129,7 @@ class DeterministicAlgorithmsOff(Rule):
             if mode not in (MISSING, UNKNOWN) and literal(mode) == (True, False) and not _restores(ctx, site):
                 turned_off = True
                 yield Report(site.node, "%s(False) turns deterministic algorithms off: %s — pass True"
-                             % (ctx.spelling(site), _WHY), fix=_turn_on(ctx, site, mode))
+                             % (ctx.spelling(site), WHY), fix=_turn_on(ctx, site, mode))
         for site in ctx.index.calls:
             if site.method_name == ULTRALYTICS_TRAIN and (ctx.qualname(site) or "").startswith(ULTRALYTICS_ROOT):
                 value = find_arg(site.node, "deterministic")
@@ -134,26 +137,24 @@ class DeterministicAlgorithmsOff(Rule):
                     turned_off = True
                     yield Report(site.node, "%s(deterministic=False) turns off the deterministic mode Ultralytics"
                                  " trains with by default: %s — pass deterministic=True (its default)"
-                                 % (ctx.spelling(site), _WHY),
+                                 % (ctx.spelling(site), WHY),
                                  fix=edits.replace(value, "True", "pass deterministic=True"))
         if turned_off:
             return
-        facts = ctx.facts
-        # The run, not the file: the training, the GPU and torch itself may sit in project modules.
-        run = run_of(ctx) if facts.is_entry and not facts.is_self_test else None
-        if run is None or not run.steps or not run.roots & TORCH_TRAINING_ROOTS:
+        run = missing_mode_run(ctx)
+        if run is None:
             return
-        if run.roots & NOT_CUDA_ROOTS:
-            return  # XLA/TPU: no CUDA kernels for deterministic algorithms to pick
-        if any(facts.turns_on(s) for s in TORCH_DETERMINISM):
+        # Default mode (docs/contract.md "Deterministic algorithms"): only a run that seeds torch and
+        # calls an op whose CUDA kernel is nondeterministic; an unseeded run's DET100/DET104 fix
+        # turns the mode on with its seeding, and a run whose ops are not seen is quiet.
+        op = first_nondeterministic_op(ctx)
+        if not ctx.settings.strict and (op is None or not run.seeded_in_run(TORCH)) and not framework_switch_off(ctx):
             return
-        if measures_speed(ctx):
-            return  # deterministic kernels would change what it measures
-        if run.gpu:  # a run pinned to the CPU has no CUDA kernels to choose
-            yield module_report(
-                ctx, "training script turns on no deterministic mode: even with a fixed seed, %s — %s at start-up"
-                % (_WHY, _framework_switch(ctx)), _framework_fix(ctx),
-            )
+        shown = " (this run calls %s())" % ctx.spelling(op[0]) if op is not None else ""
+        yield module_report(
+            ctx, "training script turns on no deterministic mode: even with a fixed seed, %s%s — %s at start-up"
+            % (WHY, shown, framework_switch(ctx)), mode_fix(ctx),
+        )
 
 
 def _ultralytics_switch(text) -> bool:
@@ -167,47 +168,6 @@ def _turn_on(ctx: FileContext, site: CallSite, mode) -> edits.Fix:
     if calls_raising_op(ctx) and find_arg(site.node, "warn_only") is MISSING:
         fixes.append(edits.set_argument(site.node, "warn_only", None, "True", "warn only"))
     return edits.combine("pass True", fixes)
-
-
-# The framework's own switch, set on every call that builds its trainer (docs/contract.md's
-# framework-native fixes): (is this the call, keyword, value).
-_NATIVE_SWITCHES = (
-    (lambda name: name == "accelerate.utils.set_seed", "deterministic", "True"),
-    (is_training_arguments, "full_determinism", "True"),
-    (lambda name: name in LIGHTNING_TRAINERS, "deterministic", "True"),
-    (lambda name: name in MMENGINE_RUNNERS, MMENGINE_RANDOMNESS, "dict(seed={SEED}, deterministic=True)"),
-)
-
-
-
-
-def _framework_fix(ctx: FileContext) -> edits.Fix:
-    """The switch of the framework the script trains with, else deterministic kernels at start-up."""
-    generic = edits.module_fix("turn deterministic algorithms on at start-up", edits.TORCH_DETERMINISM)
-    for matches, keyword, value in _NATIVE_SWITCHES:
-        sites = [s for s in ctx.index.calls if matches(ctx.qualname(s) or "")]
-        fixes = [_native_switch(site, keyword, value) for site in sites]
-        if sites and all(fixes):
-            # Only where the installed version takes the option (an older one raises TypeError).
-            requires = tuple((ctx.qualname(site), keyword) for site in sites)
-            return edits.combine("set %s=%s" % (keyword, value.replace("{SEED}", "SEED")), fixes)._replace(
-                requires=requires, fallback=generic)
-    return generic
-
-
-def _native_switch(site: CallSite, keyword: str, value: str):
-    """Set ``keyword``; a ``randomness=dict(...)`` already there is completed."""
-    current = find_arg(site.node, keyword)
-    if current is UNKNOWN:
-        return None
-    if current is MISSING or literal(current) == (True, False) or is_none(current):
-        return edits.set_argument(site.node, keyword, None, value, "set %s" % keyword)
-    if keyword == MMENGINE_RANDOMNESS and isinstance(current, cst.Call) and callee_name(current) == "dict":
-        missing = [edits.set_argument(current, key, None, text, "set " + key)
-                   for key, text in (("seed", "{SEED}"), ("deterministic", "True"))
-                   if find_arg(current, key) is MISSING or is_none(find_arg(current, key))]
-        return edits.combine("complete randomness", missing) if missing else None
-    return None
 
 
 def _restores(ctx: FileContext, site: CallSite) -> bool:
@@ -255,13 +215,3 @@ def _reads_saved_state(ctx: FileContext, test, site: CallSite) -> bool:
                 return True
         stack.extend(code_children(node))
     return False
-
-
-def _framework_switch(ctx: FileContext) -> str:
-    """The deterministic switch of the framework the script trains with (docs/contract.md DET303)."""
-    for prefix, switch in FRAMEWORK_SWITCHES:
-        if any(name.startswith(prefix) for name in ctx.calls_by_name):
-            return switch
-    if any(ctx.facts.builds_seeding_trainer(site) for site in ctx.index.calls):
-        return "pass TrainingArguments(..., full_determinism=True)"
-    return "call torch.use_deterministic_algorithms(True)"

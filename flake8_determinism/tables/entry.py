@@ -69,6 +69,15 @@ WORK_METHODS = RESULT_WRITERS | frozenset(
 WORK_FUNCTIONS = frozenset({"print", "pprint.pprint", "tqdm.tqdm.write", "torch.save", "numpy.save",
                             "numpy.savez", "numpy.savetxt", "torch.onnx.export", "torch.jit.save"})
 
+# Timing benchmarks (docs/contract.md "Programs nobody reruns for their numbers"): named so
+# (``training_benchmark.py``, ``bench_gcn.py``), under a ``benchmarks/`` folder, or timing their work
+# with these and neither training nor saving a result.
+BENCHMARK_NAME = re.compile(r"(^|[_-])bench(mark)?s?([_-]|$)", re.IGNORECASE)
+BENCHMARK_FOLDERS = frozenset({"benchmark", "benchmarks", "bench"})
+TIMERS = frozenset({"time.perf_counter", "time.perf_counter_ns", "timeit.timeit", "timeit.repeat",
+                    "timeit.default_timer", "timeit.Timer", "torch.cuda.Event"})
+TIMER_PREFIXES = ("torch.utils.benchmark.", "triton.testing.do_bench")
+
 # Export and tracing take an example input only for its shape: a draw that feeds
 # nothing else is a dummy input, not a result (the draw rules, default mode).
 TRACING_CALLS = frozenset({"torch.onnx.export", "torch.onnx.dynamo_export", "torch.jit.trace",

@@ -54,6 +54,21 @@ def calls_raising_op(ctx: FileContext) -> bool:
     return False
 
 
+def first_nondeterministic_op(ctx: FileContext) -> Optional[Tuple[CallSite, T.Op]]:
+    """The first call the run reaches of an op with a nondeterministic CUDA kernel outside cuDNN's
+    convolutions (DET303's default case: convolutions alone are DET301/302's), its condition
+    holding or unknown; None when the module shows none.  Read in this module only: an op in a
+    project module the run calls is not seen (default mode is then quiet)."""
+    by_name, methods, _, _ = op_table(ctx.settings.torch_version)
+    for site in ctx.index.calls:
+        if not ctx.facts.reaches(site.fn) and not (site.fn is not None and site.fn.is_method):
+            continue  # a model's methods run when the model is applied
+        for op, is_method in ops_of(ctx, site, by_name, methods):
+            if op.visible and not op.cudnn and condition(op.arg, site.node, is_method) != NO:
+                return site, op
+    return None
+
+
 def is_tensor_receiver(ctx: FileContext, site: CallSite, func) -> bool:
     """The receiver is (possibly) a tensor.  Names other libraries use too need
     a receiver that resolves into torch or a torch-only keyword."""

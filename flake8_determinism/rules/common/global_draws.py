@@ -14,6 +14,7 @@ from . import runs
 from .base import Report, Rule
 from .run_reports import MOVE, SEED, cause_reports
 from .runs import FRAMEWORKS_OF, run_of
+from .cause_fix import run_cause_fix
 from .seeding import seeding_fix
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -63,7 +64,7 @@ class GlobalDrawRule(Rule):
         reported = set()
         for node, message, kind, framework in cause_reports(ctx, self.code):
             reported.add(id(node))
-            fix = seeding_fix(ctx) if kind == SEED else None
+            fix = run_cause_fix(ctx, torch_cause=self.code == "DET104") if kind == SEED else None
             if kind == MOVE:
                 from .moves import (
                     move_seeding_fix,  # loads libcst: only for a report that has this fix

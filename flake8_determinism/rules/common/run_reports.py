@@ -12,6 +12,7 @@ from ...analysis.options import option_destination
 from ...tables import seeding as T
 from ...tables.run_uses import MS_INIT, RNG_NAMES
 from ...tables.stochastic import KERAS
+from .cause_fix import cause_hint
 from .runs import FRAMEWORKS_OF, Run, run_of
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
@@ -60,9 +61,10 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, st
             return
     if not any(run.seeded_in_run(fw) for fw in frameworks):
         first = unseeded[0]
-        yield first.node, "%s never seeded in this run; %s %s — seed %s at start-up: %s" % (
+        yield first.node, "%s never seeded in this run; %s %s — seed %s at start-up: %s%s" % (
             _rng_names(code, unseeded), "they" if _several(unseeded) else "it", run.named(unseeded),
             "them" if _several(unseeded) else "it", SEED_CALLS[first.framework],
+            cause_hint(ctx, run, unseeded) if code == "DET104" else "",
         ), SEED, first.framework
         return
     reported = set()

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from ...analysis import calls
 from ...analysis.args import MISSING, find_arg
-from ...analysis.body import only_feeds
+from ...analysis.body import after_an_exit, only_feeds
 from ...tables import data_order as D
 from ...tables import seeding as T
 from ...tables.entry import TRACING_CALLS, TRACING_METHODS
@@ -106,8 +106,9 @@ class RunUse(NamedTuple):
     seeded: bool  # the RNG is seeded when this use runs
     deferred: bool  # it runs later, when the object is applied (a layer, a DataLoader's shuffle)
     local: bool  # the use itself is in the entry module
-    # A call-site rule reports this use with a fix that removes it (DET202's and DET205's
-    # ``generator=``): named in the cause's report, never its only reason.
+    # A call-site rule reports this use with a fix that removes it (in strict mode DET202's and
+    # DET205's ``generator=``): named in the cause's report, never its only reason.  In default mode
+    # an unseeded run's loaders are its cause's (``generators``: its fix adds their generator).
     covered: bool = False
     spawned: Optional[str] = None  # the function whose new process runs it (``mp.spawn(worker)``)
     forward: bool = False  # made in a model's forward pass
@@ -184,6 +185,8 @@ class Run:
     # -- collecting ------------------------------------------------------------------------
     def _add(self, framework: str, site: CallSite, what: str, deferred: bool = False, where: str = "",
              local: bool = True, covered: bool = False, forward: Optional[bool] = None) -> None:
+        if not self.ctx.settings.strict and after_an_exit(self.ctx, site):
+            return  # dead code (after ``raise`` or ``assert False``): quiet by default
         seeded = self.seeded_in_run(framework) if deferred else self.seeded_at(framework, site)
         start = self._key(site)[0]
         root = self.ctx.facts.spawned_root(site.fn)
@@ -235,7 +238,7 @@ class Run:
                 self._add(op.framework, site, "%s (%s)" % (what, ctx.spelling(site)), deferred=applied_later)
 
     def _data_uses(self) -> None:
-        from .dataloader import dataloaders, effective_call, shuffles
+        from .generators import loaders
         from .shuffles import unseeded_shuffle
 
         ctx = self.ctx
@@ -249,16 +252,22 @@ class Run:
                 what = "splits the data" if site.method_name == "train_test_split" else "shuffles the data"
                 self._add(found[0], site, "%s (%s)" % (what, ctx.spelling(site)), deferred=later,
                           covered=self.seeded_in_run(found[0]))
-        for site in dataloaders(ctx):
-            call = effective_call(ctx, site)
-            if self._reached(site) and shuffles(call) is not False and find_arg(call, *D.GENERATOR) is MISSING:
-                if any(arg.star == "**" for arg in call.args):
-                    continue  # the generator may come with them
-                self._add(T.TORCH, site, "shuffles the data (%s)" % ctx.spelling(site), deferred=True, covered=True)
+        for site, call, shuffled in loaders(ctx):  # DET202's loaders: shuffling, or workers that draw
+            if self._reached(site) and not any(arg.star == "**" for arg in call.args):  # it may come with them
+                what = "shuffles the data" if shuffled else "seeds its workers"
+                self._add(T.TORCH, site, "%s (%s)" % (what, ctx.spelling(site)), deferred=True,
+                          covered=self._loader_reported(site))
         for site in ctx.calls_to(D.RANDOM_SAMPLERS):
             if self._reached(site) and find_arg(site.node, "generator", D.RANDOM_SAMPLERS[site.qualname]) is MISSING:
                 self._add(T.TORCH, site, "samples the data (%s())" % ctx.spelling(site),
-                          deferred=site.qualname.endswith("Sampler"), covered=True)
+                          deferred=site.qualname.endswith("Sampler"), covered=self._loader_reported(site))
+
+    def _loader_reported(self, site: CallSite) -> bool:
+        """DET202/DET205 report this loader or sampler themselves, with their ``generator=`` fix:
+        in strict mode, and where the run's torch seed does not reach it (``generators``)."""
+        from .generators import reported_by_default
+
+        return self.ctx.settings.strict or reported_by_default(self.ctx, site, self)
 
     def _project_uses(self) -> None:
         ctx = self.ctx
@@ -418,11 +427,13 @@ def _callees(ctx: FileContext, site: CallSite, methods) -> List:
 
 
 def run_of(ctx: FileContext) -> Optional[Run]:
-    """The entry module's run, computed once per file; None for a library module or a self-test."""
+    """The entry module's run, computed once per file; None for a library module, a self-test, or
+    (default mode) a timing benchmark."""
     run = getattr(ctx, "_run", False)
     if run is False:
         facts = ctx.facts
-        run = Run(ctx) if facts.is_entry and not facts.is_self_test else None
+        quiet = facts.is_self_test or (facts.is_benchmark and not ctx.settings.strict)
+        run = Run(ctx) if facts.is_entry and not quiet else None
         ctx._run = run
     return run
 

@@ -3,9 +3,7 @@ DET103, DET303 and the seeding block the codemod writes."""
 
 from __future__ import annotations
 
-import os
-import re
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ...tables import seeding as T
@@ -27,12 +25,13 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 PARALLEL_ROOTS = frozenset({"dask", "distributed", "ray", "joblib", "multiprocessing", "concurrent"})
 
 
-def seeding_fix(ctx: FileContext) -> Optional[Fix]:
+def seeding_fix(ctx: FileContext, extra: Sequence[Fix] = ()) -> Optional[Fix]:
     """The canonical seeding block, in an entry module only: in a library module the seed is
     the caller's job (docs/contract.md).  None in a module importing no framework the block can seed
     (an MXNet or JAX script).  A TensorFlow Estimator's ``RunConfig`` built here gets
     ``tf_random_seed=``: the Estimator builds its model in a graph of its own, which the
-    default graph's seed never reaches."""
+    default graph's seed never reaches.  ``extra``: what else the fix of the run's cause does
+    (``cause_fix.run_cause_fix``: its DataLoaders' ``generator=``, deterministic mode)."""
     if not ctx.facts.is_entry or not ctx.index.imported_roots & SEEDABLE_ROOTS:
         return None
     if seeding_changes_nothing(ctx):
@@ -40,15 +39,17 @@ def seeding_fix(ctx: FileContext) -> Optional[Fix]:
     block = edits.module_fix("seed every RNG at start-up", edits.SEEDING)
     configs = estimator_configs(ctx)
     reseeding = reseeding_builders(ctx)
-    if not configs and not reseeding:
+    if not configs and not reseeding and not extra:
         return block
-    return edits.combine("seed every RNG at start-up, and what seeds on its own", [block] + [
+    what = "seed every RNG at start-up, and what seeds on its own" if configs or reseeding else \
+        "seed every RNG at start-up, and: " + "; ".join(fix.what for fix in extra)
+    return edits.combine(what, [block] + [
         edits.set_argument(site.node, ESTIMATOR_SEED_KEYWORD, None, "{SEED}", "pass tf_random_seed=SEED")
         for site in configs
     ] + [
         edits.set_argument(site.node, keyword, None, "{SEED}", "pass %s=SEED" % keyword)
         for site, keyword in reseeding
-    ])
+    ] + list(extra))
 
 
 def seeding_changes_nothing(ctx: FileContext) -> bool:
@@ -111,13 +112,10 @@ def optimizes_in_parallel(ctx: FileContext) -> bool:
     return False
 
 
-_BENCHMARK = re.compile(r"(^|[_-])bench(mark)?s?([_-]|$)", re.IGNORECASE)
-
-
 def measures_speed(ctx: FileContext) -> bool:
-    """A benchmark script (``training_benchmark.py``, ``bench_gcn.py``): its result is a time."""
-    name = os.path.splitext(os.path.basename(ctx.filename or ctx.path or ""))[0]
-    return bool(_BENCHMARK.search(name))
+    """A benchmark script (``training_benchmark.py``, ``bench_gcn.py``, one that times its work):
+    its result is a time (``ModuleFacts.is_benchmark``)."""
+    return ctx.facts.is_benchmark
 
 
 def seed_argument(ctx: FileContext, site: CallSite, name: Optional[str]):
