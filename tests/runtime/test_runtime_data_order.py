@@ -31,6 +31,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 from flake8_determinism.checker import check_source
+from flake8_determinism.settings import Settings
 
 pytestmark = pytest.mark.slow  # the slow tier (real interpreters run flagged and fixed programs)
 
@@ -187,9 +188,14 @@ LINT_CASES = [
 # --------------------------------------------------------------------------
 
 
-def lint_codes(src: str) -> List[str]:
+def lint_codes(src: str, strict: bool = False) -> List[str]:
     """The codes the checker reports for ``src``."""
-    return [finding.code for finding in check_source(src)]
+    return [finding.code for finding in check_source(src, Settings.from_values(strict=strict))]
+
+
+# A seeded run's loader and split repeat on rerun: only tied to earlier draws, which the runs
+# above show. Default mode leaves that to strict (docs/contract.md "DataLoader and sampler seeds").
+STRICT_ONLY = {"DET202", "DET205"}
 
 
 def _run(argv: List[str], hash_seed: Optional[str] = None) -> str:
@@ -291,9 +297,11 @@ def test_runtime_det207_sorted_set_is_stable() -> None:
 
 @pytest.mark.parametrize("code, flagged, fixed", LINT_CASES)
 def test_linter_flags_data_order_snippet(code: str, flagged: str, fixed: str) -> None:
-    assert code in lint_codes(flagged)
+    assert code in lint_codes(flagged, strict=code in STRICT_ONLY)
+    if code in STRICT_ONLY:
+        assert code not in lint_codes(flagged)
 
 
 @pytest.mark.parametrize("code, flagged, fixed", LINT_CASES)
 def test_linter_accepts_fixed_data_order_snippet(code: str, flagged: str, fixed: str) -> None:
-    assert code not in lint_codes(fixed)
+    assert code not in lint_codes(fixed, strict=code in STRICT_ONLY)
