@@ -59,9 +59,11 @@ RESULT_WRITERS = frozenset(
 # Work (docs/contract.md "Entry module (tightened)"): a module is an entry only when the code its
 # ``__main__`` block or module-level statements run trains, evaluates, generates or writes a result
 # (``calls.does_work``).  Besides training (``calls.trains``): these methods, on anything ...
+# (not a logger's ``info``/``warning``: library code logs too, and a library module whose
+# reached code only logs is no program)
 WORK_METHODS = RESULT_WRITERS | frozenset(
     {"evaluate", "validate", "test", "predict", "generate", "sample", "inference", "infer", "show",
-     "log", "info", "warning", "log_dict", "add_scalars", "add_image", "add_images", "add_figure",
+     "log_dict", "add_scalars", "add_image", "add_images", "add_figure",
      "add_histogram", "add_text", "log_metric", "log_artifact", "to_excel", "tofile", "print",
      "optimize"}
 )
