@@ -238,6 +238,7 @@ class Run:
                 self._add(op.framework, site, "%s (%s)" % (what, ctx.spelling(site)), deferred=applied_later)
 
     def _data_uses(self) -> None:
+        from .dataloader import COPIED, RESEEDED, dataset_randomness
         from .generators import loaders
         from .shuffles import unseeded_shuffle
 
@@ -253,6 +254,9 @@ class Run:
                 self._add(found[0], site, "%s (%s)" % (what, ctx.spelling(site)), deferred=later,
                           covered=self.seeded_in_run(found[0]))
         for site, call, shuffled in loaders(ctx):  # DET202's loaders: shuffling, or workers that draw
+            if not shuffled and not ctx.settings.strict and \
+                    dataset_randomness(ctx, call, site)[0] not in (RESEEDED, COPIED):
+                continue  # workers whose dataset is not seen to draw: no use of the run by default
             if self._reached(site) and not any(arg.star == "**" for arg in call.args):  # it may come with them
                 what = "shuffles the data" if shuffled else "seeds its workers"
                 self._add(T.TORCH, site, "%s (%s)" % (what, ctx.spelling(site)), deferred=True,
