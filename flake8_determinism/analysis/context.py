@@ -37,8 +37,8 @@ class FileContext:
     @property
     def facts(self) -> ModuleFacts:
         if self._facts is None:
-            self._facts = ModuleFacts(self.index, self.resolver, self.settings, self.qualname, self.project_view)
-            self._facts.filename = self.filename or self.path or ""
+            self._facts = ModuleFacts(self.index, self.resolver, self.settings, self.qualname, self.project_view,
+                                      self.filename or self.path or "")
         return self._facts
 
     @property

@@ -74,7 +74,8 @@ class _ImportSite:
 
 
 class ModuleFacts:
-    def __init__(self, index: ModuleIndex, resolver: Resolver, settings, qualname, project=lambda: None) -> None:
+    def __init__(self, index: ModuleIndex, resolver: Resolver, settings, qualname, project=lambda: None,
+                 filename: str = "") -> None:
         self.index = index
         self.resolver = resolver
         self.settings = settings
@@ -95,7 +96,7 @@ class ModuleFacts:
         self._self_test: Optional[bool] = None
         self._works: Optional[bool] = None  # ``is_entry``'s answer, once asked
         self._benchmark: Optional[bool] = None
-        self.filename = ""  # the linted file's name, as flake8 shows it (set by ``FileContext``)
+        self.filename = filename  # the linted file's name, as flake8 shows it (a benchmark's says so)
         self._main_calls: Set[int] = set()  # ids of the calls in ``__main__`` blocks
         self._spawned: Optional[Set[int]] = None
         self._link_calls()

@@ -10,13 +10,11 @@ from typing import TYPE_CHECKING, Optional
 from . import edits
 from .deterministic_mode import missing_mode_run, mode_fix
 from .generators import generator_edits
+from .runs import LOADER_VERBS
 from .seeding import seeding_fix
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ...analysis.context import FileContext
-
-MODE = "turn deterministic algorithms on"
-
 
 def run_cause_fix(ctx: FileContext, torch_cause: bool) -> Optional[edits.Fix]:
     """``torch_cause``: the report is of torch's RNG (DET104) or of the whole run (DET100).  The
@@ -27,12 +25,12 @@ def run_cause_fix(ctx: FileContext, torch_cause: bool) -> Optional[edits.Fix]:
     loaders = generator_edits(ctx)
     if not needs_mode(ctx):
         return seeding_fix(ctx, loaders)
-    generic = edits.module_fix(MODE, edits.TORCH_DETERMINISM)
-    native = mode_fix(ctx)
-    fix = seeding_fix(ctx, loaders + [native])
-    if fix is None or not native.requires:
+    mode = mode_fix(ctx)
+    fix = seeding_fix(ctx, loaders + [mode])
+    if fix is None or mode.fallback is None:
         return fix
-    return fix._replace(fallback=seeding_fix(ctx, loaders + [generic]))
+    # A framework switch the installed version may not take: its fallback, the generic lines.
+    return fix._replace(fallback=seeding_fix(ctx, loaders + [mode.fallback]))
 
 
 def needs_mode(ctx: FileContext) -> bool:
@@ -50,8 +48,7 @@ def cause_hint(ctx: FileContext, run, uses) -> str:
     if loaders:
         named = []
         for use in loaders:
-            spelled = use.what.partition(" (")[2][:-1]
-            entry = "%s at %s" % (spelled, run.where(use))
+            entry = run.place(use)
             if entry not in named:
                 named.append(entry)
         shown = ", ".join(named[:MAX_LOADERS]) + (", ..." if len(named) > MAX_LOADERS else "")
@@ -62,4 +59,4 @@ def cause_hint(ctx: FileContext, run, uses) -> str:
 
 
 MAX_LOADERS = 5
-LOADER_USES = ("shuffles the data (", "samples the data (", "seeds its workers (")
+LOADER_USES = tuple(verb + " (" for verb in LOADER_VERBS)

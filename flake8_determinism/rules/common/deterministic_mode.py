@@ -32,7 +32,7 @@ def missing_mode_run(ctx: FileContext) -> Optional[Run]:
     nor timing benchmarks (deterministic kernels would change what they measure)."""
     facts = ctx.facts
     # The run, not the file: the training, the GPU and torch itself may sit in project modules.
-    run = run_of(ctx) if facts.is_entry and not facts.is_self_test else None
+    run = run_of(ctx)  # None for a library module or a self-test
     if run is None or not run.steps or not run.roots & TORCH_TRAINING_ROOTS or run.roots & NOT_CUDA_ROOTS:
         return None
     if any(facts.turns_on(s) for s in TORCH_DETERMINISM) or measures_speed(ctx) or not run.gpu:
@@ -48,8 +48,6 @@ NATIVE_SWITCHES = (
     (lambda name: name in LIGHTNING_TRAINERS, "deterministic", "True"),
     (lambda name: name in MMENGINE_RUNNERS, MMENGINE_RANDOMNESS, "dict(seed={SEED}, deterministic=True)"),
 )
-
-
 
 
 def mode_fix(ctx: FileContext) -> edits.Fix:

@@ -41,6 +41,10 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ...analysis.index import CallSite
 
 MAX_NAMED = 3  # uses named in a message, per RNG
+# What a DataLoader or sampler does with torch's RNG (a use's ``what``): the run's DET100/DET104 fix
+# gives these a ``generator=`` (``cause_fix``).
+SHUFFLES, SAMPLES, SEEDS_WORKERS = "shuffles the data", "samples the data", "seeds its workers"
+LOADER_VERBS = (SHUFFLES, SAMPLES, SEEDS_WORKERS)
 # The seeding rules of the global RNGs (``global_draws.GlobalDrawRule`` registers each subclass):
 # the run asks each which calls draw from its RNG.  Filled when the rules are imported (``registry``).
 DRAW_RULES: list = []
@@ -250,7 +254,7 @@ class Run:
                 later = not ctx.qualname(site).startswith(D.HF_DATASETS_ROOT)
                 # DET203 reports it in a run that seeds its RNG (too late); in one that never does,
                 # it is a cause of the RNG's seeding report.
-                what = "splits the data" if site.method_name == "train_test_split" else "shuffles the data"
+                what = "splits the data" if site.method_name == "train_test_split" else SHUFFLES
                 self._add(found[0], site, "%s (%s)" % (what, ctx.spelling(site)), deferred=later,
                           covered=self.seeded_in_run(found[0]))
         for site, call, shuffled in loaders(ctx):  # DET202's loaders: shuffling, or workers that draw
@@ -258,12 +262,12 @@ class Run:
                     dataset_randomness(ctx, call, site)[0] not in (RESEEDED, COPIED):
                 continue  # workers whose dataset is not seen to draw: no use of the run by default
             if self._reached(site) and not any(arg.star == "**" for arg in call.args):  # it may come with them
-                what = "shuffles the data" if shuffled else "seeds its workers"
+                what = SHUFFLES if shuffled else SEEDS_WORKERS
                 self._add(T.TORCH, site, "%s (%s)" % (what, ctx.spelling(site)), deferred=True,
                           covered=self._loader_reported(site))
         for site in ctx.calls_to(D.RANDOM_SAMPLERS):
             if self._reached(site) and find_arg(site.node, "generator", D.RANDOM_SAMPLERS[site.qualname]) is MISSING:
-                self._add(T.TORCH, site, "samples the data (%s())" % ctx.spelling(site),
+                self._add(T.TORCH, site, "%s (%s())" % (SAMPLES, ctx.spelling(site)),
                           deferred=site.qualname.endswith("Sampler"), covered=self._loader_reported(site))
 
     def _loader_reported(self, site: CallSite) -> bool:
@@ -356,6 +360,11 @@ class Run:
             return ctx.project.project.relative(ctx.project.path)
         return os.path.basename(ctx.filename) if ctx.filename else "line"
 
+    def place(self, use: RunUse) -> str:
+        """``nn.Linear at models.py:12``: what the use calls, and where."""
+        spelled = use.what.partition(" (")[2]
+        return "%s at %s" % (spelled[:-1], self.where(use)) if spelled else self.where(use)
+
     def named(self, uses: List[RunUse]) -> str:
         """``initializes weights (nn.Linear at models.py:12) and masks dropout (F.dropout at
         models.py:30)``: up to ``MAX_NAMED`` uses, grouped by what they do."""
@@ -363,8 +372,8 @@ class Run:
         seen = set()
         self._place([use for fw in self.uses for use in self.uses[fw] if not use.seeded][: 8 * MAX_NAMED])
         for use in uses:
-            verb, _, spelled = use.what.partition(" (")
-            entry = "%s at %s" % (spelled[:-1], self.where(use)) if spelled else self.where(use)
+            verb = use.what.partition(" (")[0]
+            entry = self.place(use)
             if entry in seen:
                 continue
             seen.add(entry)
