@@ -25,6 +25,23 @@ from ..tables.run_uses import (
 )
 from ..tables.sklearn import SKLEARN_RANDOM_STATE
 
+# The values a branch test sees for a literal argument or default that is not a string: ``OFF``
+# for ``False``/``None``/``0`` (``if perturb:``, ``if perturb > 0:`` skip their body), ``ON`` for
+# ``True`` or another number.  Both front ends spell a call's literals with them
+# (``literal_flag``), so ``render(rays, perturb=0)`` skips the same draws in every module.
+OFF = "\x00off"
+ON = "\x00on"
+
+
+def literal_flag(value) -> Optional[str]:
+    """``OFF``/``ON`` for a literal's Python value (``None``, a bool, a number); None otherwise."""
+    if value is None or value is False or (isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0):
+        return OFF
+    if value is True or isinstance(value, (int, float)):
+        return ON
+    return None
+
+
 # mmengine's runners: building one starts a training run (``runner.train()`` follows).
 RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"})
 # Lightning's command line: built with its default ``run=True``, it runs the subcommand (``fit``).

@@ -37,14 +37,15 @@ _SWITCH_ATTRIBUTES = frozenset({"deterministic"})  # attribute assignments that 
 
 
 def call_signature(call) -> tuple:
-    """(how many positional arguments, which keywords, which are a literal false, the string
-    literals) a libcst call passes; -1/"**": unknown (``summary.signature`` for ``ast``)."""
+    """(how many positional arguments, which keywords, which are a literal false, the literals:
+    strings, others as ``calls.OFF``/``ON``) a libcst call passes; -1/"**": unknown
+    (``summary.signature`` for ``ast``)."""
     positional = 0
     keywords, off, texts = [], [], []
     for index, arg in enumerate(call.args):
         known, value = literal(arg.value)
         falsy = known and value in (False, None, 0) and not isinstance(value, str)
-        text = value if known and isinstance(value, str) else None
+        text = (value if isinstance(value, str) else calls.literal_flag(value)) if known else None
         if arg.star == "*":
             positional = -1
         elif arg.star == "**":
@@ -162,7 +163,7 @@ class ModuleFacts:
             return T.TRAINER_SEEDS
         if name in self.settings.seed_functions:
             return T.ALL_FRAMEWORKS
-        if "seed" not in name.lower() or name in T.NOT_SEEDING_NAMES or name.startswith("get_"):
+        if not T.named_like_seeding(name, self.settings.strict):
             return _EMPTY
         if qualname is None and isinstance(site.node.func, cst.Attribute) and name in T.OBJECT_SEED_METHODS:
             return _EMPTY  # ``g.manual_seed(0)``: seeds that generator object only

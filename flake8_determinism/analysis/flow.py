@@ -134,14 +134,17 @@ _LISTING_WRAPPERS = frozenset({"listdir", "glob", "iglob", "rglob", "scandir", "
 
 
 def _returned_order_used(ctx, site: CallSite, depth: int) -> bool:
-    """Returned from a function of this module: does any caller here use the order?  (Called
-    from nowhere here, it is used elsewhere: assume it is.)"""
+    """Returned from a function of this module: does any caller here use the order?  Called
+    from nowhere here, its use is unknown: strict mode assumes it is used, default mode does not
+    ("Default mode reports facts about reruns"), except for a listing wrapper."""
     fn = site.fn
     callers = ctx.facts.callers.get(id(fn.node)) if fn is not None else None
     if not callers:
         # ``def listdir(path): return os.listdir(path)``: a wrapper that keeps the listing's own
         # contract (arbitrary order); its callers decide, as they would with os.listdir.
-        return fn is None or fn.name.lstrip("_") not in _LISTING_WRAPPERS
+        if fn is None:
+            return True
+        return fn.name.lstrip("_") not in _LISTING_WRAPPERS and ctx.settings.strict
     return any(order_used(ctx, caller.node, caller, None, depth + 1) for caller in callers)
 
 

@@ -215,6 +215,22 @@ SEED_ARGUMENT = {
 NOT_SEEDING_NAMES = frozenset(
     {"initial_seed", "get_seed", "seed_worker", "worker_init_fn", "SeedSequence", "SeedGenerator"}
 )
+# A function we cannot see into is a seeding helper by its name: ``seed`` in it (``set_seed``,
+# ``init_seeds``; the contract), and in default mode also ``randomness`` (``zero.set_randomness``:
+# whether it seeds is unknown, and default mode is quiet where a link is unknown).
+SEEDING_WORD = "seed"
+DEFAULT_SEEDING_WORDS = ("seed", "randomness")
+
+
+def named_like_seeding(name: str, strict: bool = False) -> bool:
+    """Is ``name`` (the last part of a callee's name) a seeding helper's name?  The one answer
+    for the linted file, the project summaries and the fixer's helper search."""
+    lowered = name.lower()
+    words = (SEEDING_WORD,) if strict else DEFAULT_SEEDING_WORDS
+    return (any(word in lowered for word in words) and name not in NOT_SEEDING_NAMES
+            and not name.startswith("get_"))
+
+
 # Method names that, on an object we cannot resolve, seed that object only
 # (a generator), not a framework's global RNG.
 OBJECT_SEED_METHODS = frozenset({"manual_seed", "seed"})

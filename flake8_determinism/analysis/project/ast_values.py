@@ -5,6 +5,7 @@ from typing import Optional, Tuple
 
 from ...tables.data_order import HF_DATASETS_ROOT
 from .. import calls as C
+from ..calls import literal_flag
 from ..ast_names import dotted
 
 
@@ -75,20 +76,28 @@ def signature(call: ast.Call) -> dict:
 
 
 def texts(call: ast.Call) -> tuple:
-    """The string literals a call passes: ((keyword or ``"#i"``, value), ...)."""
-    found = tuple(("#%d" % i, a.value) for i, a in enumerate(call.args)
-                  if isinstance(a, ast.Constant) and isinstance(a.value, str))
-    return found + tuple((k.arg, k.value.value) for k in call.keywords
-                         if k.arg is not None and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str))
+    """The literals a call passes, strings as they are, other constants as ``calls.OFF``/``ON``:
+    ((keyword or ``"#i"``, value), ...)."""
+    found = tuple(("#%d" % i, value) for i, value in enumerate(map(_literal, call.args)) if value is not None)
+    return found + tuple((k.arg, value) for k, value in ((k, _literal(k.value)) for k in call.keywords)
+                         if k.arg is not None and value is not None)
+
+
+def _literal(node) -> Optional[str]:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        node = node.operand  # ``-1``: a number, as libcst's ``literal`` reads it
+    if not isinstance(node, ast.Constant):
+        return None
+    return node.value if isinstance(node.value, str) else literal_flag(node.value)
 
 
 def text_defaults(args: ast.arguments) -> dict:
-    """{parameter: default} for the parameters whose default is a string literal."""
+    """{parameter: default} for the parameters whose default is a literal (as ``texts`` spells it)."""
     positional = args.posonlyargs + args.args
     pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     pairs += [(arg, default) for arg, default in zip(args.kwonlyargs, args.kw_defaults) if default is not None]
-    return {arg.arg: default.value for arg, default in pairs
-            if isinstance(default, ast.Constant) and isinstance(default.value, str)}
+    found = ((arg.arg, _literal(default)) for arg, default in pairs)
+    return {name: value for name, value in found if value is not None}
 
 
 def is_off(node) -> bool:

@@ -26,8 +26,8 @@ def given_parameters(function: "Target", signature, bound: bool) -> Optional[Fro
 
 
 def given_values(function: "Target", signature, bound: bool) -> Optional[dict]:
-    """{parameter: string value} a call with ``signature`` gives ``function`` (a literal it
-    passes, or the default of one it leaves out); None when unknown."""
+    """{parameter: literal value (``ast_values.texts``)} a call with ``signature`` gives
+    ``function`` (a literal it passes, or the default of one it leaves out); None when unknown."""
     if not signature or len(signature) < 4:
         return None
     summary = function.module.summary

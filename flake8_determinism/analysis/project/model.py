@@ -111,7 +111,7 @@ def seeds_by_name(name: str, settings, on_object: bool = False) -> FrozenSet[str
     dotted = "." + name.lstrip(".?").replace("()", "")
     if any(name == n or dotted.endswith("." + n) for n in settings.seed_functions):
         return T.ALL_FRAMEWORKS
-    if "seed" not in last.lower() or last in T.NOT_SEEDING_NAMES or last.startswith("get_"):
+    if not T.named_like_seeding(last, settings.strict):
         return frozenset()
     if on_object and last in T.OBJECT_SEED_METHODS:
         return frozenset()  # ``g.manual_seed(0)``: that generator only

@@ -379,7 +379,7 @@ class _Summarizer:
         if name is None:
             if isinstance(func, ast.Attribute) and method in T.SEEDING_METHODS:
                 yield E.Seed(line, col, tuple(sorted(T.SEEDING_METHODS[method])))
-            elif "seed" in method.lower():
+            elif T.named_like_seeding(method):
                 yield E.Call(line, col, "?" + method)
             elif "torch" in self.roots and method in TENSOR_METHODS and keyword_value(call, "generator") is None:
                 yield E.Use(line, col, T.TORCH, "draws (%s())" % (dotted(func) or method), False)
@@ -429,7 +429,16 @@ class _Summarizer:
 
 def _value_test(test) -> Optional[tuple]:
     """``strategy == "random"``, ``"random" == strategy``, ``mode in ("a", "b")``, ``!=``/``not in``:
-    (parameter, values, True when the body runs for those values)."""
+    (parameter, values, True when the body runs for those values).  ``if perturb:``,
+    ``if perturb > 0:`` and ``if not perturb:`` test the value ``OFF`` (a literal false)."""
+    if isinstance(test, ast.Name):
+        return test.id, (C.OFF,), False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        return test.operand.id, (C.OFF,), True
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Gt)
+            and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == 0):
+        return test.left.id, (C.OFF,), False
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
     left, op, right = test.left, test.ops[0], test.comparators[0]

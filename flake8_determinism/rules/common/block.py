@@ -208,7 +208,7 @@ def _run_seeding_statement(ctx):
     # A seeding call names a seed (``torch.manual_seed``, ``set_seed``, ``init_seeds``), not a
     # ``main(args)`` that seeds somewhere inside.
     seeding = {id(site.node): site for site in ctx.index.calls
-               if "seed" in (site.method_name or "").lower()
+               if T.named_like_seeding(site.method_name or "")
                and ctx.facts.call_seeds(site) & set(T.FRAMEWORKS)
                and (site.fn is None or ctx.facts.reaches(site.fn))}
     if not seeding:
@@ -413,7 +413,7 @@ def _local_helper(ctx):
     parameter: (info, index in the module body, frameworks it seeds, parameter name)."""
     body = ctx.module.body
     for fn in ctx.index.functions.values():
-        if fn.parent_scope is not ctx.index.module_scope or "seed" not in fn.name.lower():
+        if fn.parent_scope is not ctx.index.module_scope or not T.named_like_seeding(fn.name, strict=True):
             continue
         seeds = ctx.facts.function_seeds(fn) & set(T.FRAMEWORKS)
         params = fn.node.params.params
@@ -439,7 +439,7 @@ def _imported_helper(ctx, spelling) -> Optional[Tuple[str, FrozenSet[str]]]:
             continue
         if qualified in T.SEEDERS and not qualified[0].isupper() and "Runner" not in qualified:
             seeds = T.SEEDERS[qualified]
-        elif "seed" in tail.lower() and tail not in T.NOT_SEEDING_NAMES and not tail.startswith("get_"):
+        elif T.named_like_seeding(tail, strict=True):
             if qualified.split(".")[0] in ("torch", "numpy", "random", "tensorflow", "mindspore"):
                 continue  # a framework's own seeding function: the framework lines spell it
             seeds = T.ALL_FRAMEWORKS

@@ -65,8 +65,49 @@ def first_nondeterministic_op(ctx: FileContext) -> Optional[Tuple[CallSite, T.Op
             continue  # a model's methods run when the model is applied
         for op, is_method in ops_of(ctx, site, by_name, methods):
             if op.visible and not op.cudnn and condition(op.arg, site.node, is_method) != NO:
+                if is_method and _integer_tensor(ctx, site.node.func.value, site):
+                    continue  # integer sums do not depend on the order of the atomic adds
                 return site, op
     return None
+
+
+# Builders whose tensor holds integers, and the dtypes that say so.
+_INTEGER_BUILDERS = frozenset({"torch.LongTensor", "torch.IntTensor"})
+_VALUE_BUILDERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.arange"})
+_INTEGER_DTYPES = frozenset({"torch.long", "torch.int64", "torch.int32", "torch.int", "torch.int16",
+                             "torch.int8", "torch.uint8"})
+
+
+def _integer_tensor(ctx: FileContext, receiver, site: CallSite) -> bool:
+    """``torch.tensor([0] + sizes[:-1]).cumsum(0)``, ``idx.long().index_add_(...)``: a tensor seen
+    to hold integers, whose sums are the same in any order (the nondeterminism of these kernels
+    is the order of floating-point additions)."""
+    if not isinstance(receiver, cst.Call):
+        return False
+    func = receiver.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("long", "int") and not receiver.args:
+        return True
+    name = ctx.resolve(func, site)
+    if name in _INTEGER_BUILDERS:
+        return True
+    if name not in _VALUE_BUILDERS:
+        return False
+    dtype = find_arg(receiver, "dtype")
+    if dtype not in (MISSING, UNKNOWN):
+        return ctx.resolve(dtype, site) in _INTEGER_DTYPES
+    data = find_arg(receiver, "data", 0) if name != "torch.arange" else find_arg(receiver, "end", 0)
+    return data not in (MISSING, UNKNOWN) and _integer_literals(data)
+
+
+def _integer_literals(expr) -> bool:
+    """A list of int literals, or one joined to others with ``+`` (``[0] + counts[:-1]``)."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return _integer_literals(expr.left) or _integer_literals(expr.right)
+    if isinstance(expr, cst.Integer):
+        return True
+    if isinstance(expr, (cst.List, cst.Tuple)) and expr.elements:
+        return all(isinstance(e.value, cst.Integer) for e in expr.elements)
+    return False
 
 
 def is_tensor_receiver(ctx: FileContext, site: CallSite, func) -> bool:
