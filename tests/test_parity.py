@@ -52,8 +52,6 @@ KNOWN_DRIFT = {
     ("det202/unseeded_run.py", "strict"): "gained DET104",
     ("det203/entry_seeded_by_helpers.py", "default"): "lost DET203; gained DET102",
     ("det210/mindspore_workers.py", "default"): "lost DET210",
-    ("det303/seeded_run_with_index_add.py", "default"): "lost DET303 (the nondeterministic ops are read in the linted module only)",
-    ("det303/float_tensor_ops.py", "default"): "lost DET303 (the nondeterministic ops are read in the linted module only)",
     ("det303/trainer_deterministic_false.py", "default"): "lost DET303 (the framework's switch is read in the linted module only)",
     ("det403/evaluated_in_training_mode.py", "default"): "lost DET403",
     ("det403/keras_training_true.py", "default"): "lost DET106; gained DET100",

@@ -13,6 +13,7 @@ from ..tables import data_order as DO
 from ..tables import determinism as D
 from ..tables import entry as E
 from ..tables import seeding as T
+from ..tables.cuda_ops import TORCH_OPS
 from ..tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TF_DRAWS, TORCH_GLOBAL
 from ..tables.rng_draws import TORCH_IGNORES_GENERATOR
 from ..tables.run_uses import (
@@ -25,20 +26,21 @@ from ..tables.run_uses import (
 )
 from ..tables.sklearn import SKLEARN_RANDOM_STATE
 
-# The values a branch test sees for a literal argument or default that is not a string: ``OFF``
-# for ``False``/``None``/``0`` (``if perturb:``, ``if perturb > 0:`` skip their body), ``ON`` for
-# ``True`` or another number.  Both front ends spell a call's literals with them
-# (``literal_flag``), so ``render(rays, perturb=0)`` skips the same draws in every module.
-OFF = "\x00off"
-ON = "\x00on"
+# The values a branch test sees for a literal argument or default that is not a string:
+# ``FALSE_LITERAL`` for ``False``/``None``/``0`` (``if perturb:``, ``if perturb > 0:`` skip their
+# body), ``TRUE_LITERAL`` for ``True`` or another number.  Both front ends spell a call's literals
+# with them (``literal_flag``), so ``render(rays, perturb=0)`` skips the same draws in every module.
+FALSE_LITERAL = "\x00false"
+TRUE_LITERAL = "\x00true"
 
 
 def literal_flag(value) -> Optional[str]:
-    """``OFF``/``ON`` for a literal's Python value (``None``, a bool, a number); None otherwise."""
+    """``FALSE_LITERAL``/``TRUE_LITERAL`` for a literal's Python value (``None``, a bool, a number);
+    None otherwise."""
     if value is None or value is False or (isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0):
-        return OFF
+        return FALSE_LITERAL
     if value is True or isinstance(value, (int, float)):
-        return ON
+        return TRUE_LITERAL
     return None
 
 
@@ -47,8 +49,10 @@ RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.runner.Runner.from_cfg"
 # Lightning's command line: built with its default ``run=True``, it runs the subcommand (``fit``).
 CLI = "LightningCLI"
 # The methods whose receiver decides what the call does (``scaler.fit`` does not train, an
-# optimizer's ``step`` does): only for these do the front ends resolve the receiver.
-RECEIVER_METHODS = frozenset({"fit", "step"})
+# optimizer's ``step`` does; a tensor's ``cumsum`` may have a nondeterministic CUDA kernel, a
+# DataFrame's has none): only for these do the front ends resolve the receiver.
+RECEIVER_METHODS = frozenset({"fit", "step"}) | frozenset(
+    name[len("torch.Tensor."):] for op in TORCH_OPS for name in op.names if name.startswith("torch.Tensor."))
 
 
 class Arg(NamedTuple):

@@ -38,7 +38,7 @@ _SWITCH_ATTRIBUTES = frozenset({"deterministic"})  # attribute assignments that 
 
 def call_signature(call) -> tuple:
     """(how many positional arguments, which keywords, which are a literal false, the literals:
-    strings, others as ``calls.OFF``/``ON``) a libcst call passes; -1/"**": unknown
+    strings, others as ``calls.FALSE_LITERAL``/``TRUE_LITERAL``) a libcst call passes; -1/"**": unknown
     (``summary.signature`` for ``ast``)."""
     positional = 0
     keywords, off, texts = [], [], []

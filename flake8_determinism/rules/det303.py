@@ -148,9 +148,10 @@ class DeterministicAlgorithmsOff(Rule):
         # calls an op whose CUDA kernel is nondeterministic; an unseeded run's DET100/DET104 fix
         # turns the mode on with its seeding, and a run whose ops are not seen is quiet.
         op = first_nondeterministic_op(ctx)
-        if not ctx.settings.strict and (op is None or not run.seeded_in_run(TORCH)) and not framework_switch_off(ctx):
+        shown = "%s()" % ctx.spelling(op[0]) if op is not None else run.kernel
+        if not ctx.settings.strict and (shown is None or not run.seeded_in_run(TORCH)) and not framework_switch_off(ctx):
             return
-        shown = " (this run calls %s())" % ctx.spelling(op[0]) if op is not None else ""
+        shown = " (this run calls %s)" % shown if shown is not None else ""
         yield module_report(
             ctx, "training script turns on no deterministic mode: even with a fixed seed, %s%s — %s at start-up"
             % (WHY, shown, framework_switch(ctx)), mode_fix(ctx),

@@ -7,7 +7,8 @@ from ..tables.determinism import (
     ALGORITHMS, ALGORITHMS_WARN_ONLY, CUDNN_DETERMINISTIC, ENABLERS, MMENGINE_RANDOMNESS, MS_DETERMINISTIC,
 )
 from .common.base import Report, Rule, last_parts
-from .common.cuda_ops import NO, YES, condition, op_table, ops_of
+from ..analysis.kernels import NO, YES, op_table
+from .common.cuda_ops import condition, ops_of
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -107,7 +108,7 @@ class NondeterministicCudaOp(Rule):
         by_name, methods, _, _ = op_table(ctx.settings.torch_version)
         for site in ctx.index.calls:
             for op, is_method in ops_of(ctx, site, by_name, methods):
-                holds = condition(op.arg, site.node, is_method)
+                holds = condition(op.arg, ctx, site, is_method)
                 if holds == NO:
                     continue
                 certain = holds == YES and op.visible

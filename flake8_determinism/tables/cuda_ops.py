@@ -89,7 +89,8 @@ TORCH_OPS = (
        _nn("ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d")),
     Op("torch.nn.functional.pad(mode='replicate')", "backward on CUDA", MADE_DETERMINISTIC,
        _f("pad"), Arg("mode", 2, ("replicate",), "constant")),
-    Op("torch.bmm", "sparse-dense on CUDA", MADE_DETERMINISTIC, _t("bmm")),
+    # visible=False: whether an input is sparse is not seen at the call (dense bmm is deterministic).
+    Op("torch.bmm", "sparse-dense on CUDA", MADE_DETERMINISTIC, _t("bmm"), visible=False),
     Op("torch.Tensor.index_put", "accumulate=False", MADE_DETERMINISTIC,
        _t("index_put", "index_put_"), Arg("accumulate", 3, (False,), False)),
     Op("torch.Tensor.scatter_add_", "on CUDA", MADE_DETERMINISTIC, _t("scatter_add", "scatter_add_")),

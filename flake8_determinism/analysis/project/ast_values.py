@@ -5,6 +5,7 @@ from typing import Optional, Tuple
 
 from ...tables.data_order import HF_DATASETS_ROOT
 from .. import calls as C
+from .. import kernels as K
 from ..calls import literal_flag
 from ..ast_names import dotted
 
@@ -76,7 +77,7 @@ def signature(call: ast.Call) -> dict:
 
 
 def texts(call: ast.Call) -> tuple:
-    """The literals a call passes, strings as they are, other constants as ``calls.OFF``/``ON``:
+    """The literals a call passes, strings as they are, other constants as ``calls.FALSE_LITERAL``/``TRUE_LITERAL``:
     ((keyword or ``"#i"``, value), ...)."""
     found = tuple(("#%d" % i, value) for i, value in enumerate(map(_literal, call.args)) if value is not None)
     return found + tuple((k.arg, value) for k, value in ((k, _literal(k.value)) for k in call.keywords)
@@ -157,3 +158,30 @@ def split_of_hf_dataset(func, resolve) -> Optional[str]:
         if holder.startswith(HF_DATASETS_ROOT):
             return "%s[].%s" % (holder, func.attr)
     return None
+
+
+def integer_receiver(call: ast.Call, resolve) -> bool:
+    """``torch.tensor([0] + sizes[:-1]).cumsum(0)``, ``idx.long().index_add_(...)``: the receiver is
+    seen to hold integers (``kernels.integer_tensor``; ``cuda_ops._integer_receiver`` for libcst)."""
+    func = call.func
+    receiver = func.value if isinstance(func, ast.Attribute) else None
+    if not isinstance(receiver, ast.Call) or func.attr not in K.KERNEL_METHODS:
+        return False
+    inner = receiver.func
+    if isinstance(inner, ast.Attribute) and inner.attr in K.INTEGER_CASTS and not receiver.args and not receiver.keywords:
+        return True
+    dtype = keyword_value(receiver, "dtype")
+    data = receiver.args[0] if receiver.args else keyword_value(receiver, "data")
+    return K.integer_tensor(resolve(inner) or "", (resolve(dtype) or "") if dtype is not None else None,
+                            data is not None and _integer_literals(data))
+
+
+def _integer_literals(expr) -> bool:
+    """A list of int literals, or one joined to others with ``+`` (``[0] + counts[:-1]``), or one."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        return _integer_literals(expr.left) or _integer_literals(expr.right)
+    if isinstance(expr, ast.Constant):
+        return type(expr.value) is int
+    if isinstance(expr, (ast.List, ast.Tuple)) and expr.elts:
+        return all(isinstance(e, ast.Constant) and type(e.value) is int for e in expr.elts)
+    return False

@@ -108,9 +108,19 @@ class UsesGpu(NamedTuple):
     column: int
 
 
+class Kernel(NamedTuple):
+    """Calls an op with a nondeterministic CUDA kernel (``kernels.ops_any_version``: the indexes
+    of the ops in ``tables.cuda_ops.TORCH_OPS`` it may make, the torch version picks)."""
+
+    line: int
+    column: int
+    spelled: str  # ``index_add_()``, as the messages name it
+    ops: Tuple[int, ...]
+
+
 _KINDS: Dict[str, Type] = {
     "S": Seed, "U": Use, "C": Call, "P": Passed, "I": Import, "T": Trains, "M": TrainingMode, "L": Loads, "E": Evaluates, "G": UsesGpu,
-    "W": Works,
+    "W": Works, "K": Kernel,
 }
 _LETTERS = {kind: letter for letter, kind in _KINDS.items()}
 # What a branch that does not run leaves out (its seeds stay).

@@ -17,6 +17,7 @@ import tokenize
 from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
 from ...tables import seeding as T
+from .. import kernels as K
 from ...tables.run_uses import DEFERRED_METHODS, MODEL_METHODS, SEEDED_BY
 from . import events as E
 from . import summary as S
@@ -54,6 +55,9 @@ class Effects(NamedTuple):
     training_mode: bool = False  # it puts a model in training mode (``model.train()``)
     tensorflow_trains: bool = False  # a TensorFlow training step among its training (DET306)
     works: bool = False  # it evaluates, generates or writes a result (``calls.does_work``)
+    # The first op it calls with a nondeterministic CUDA kernel (DET303), its own or a model's it
+    # builds (``forward``); ``what`` is the op as written (``index_add_()``).
+    kernel: Optional[Use] = None
 
 
 EMPTY = Effects()
@@ -403,6 +407,7 @@ class Project:
         seeds = set()
         unseeded, deferred = _Uses(), _Uses()
         trains = loads = evaluates = gpu = training_mode = tensorflow_trains = works = False
+        kernel = None
         roots = set(module.roots)
         for event in events:
             kind = type(event)
@@ -419,6 +424,9 @@ class Project:
                 evaluates = True
             elif kind is E.Works:
                 works = True
+            elif kind is E.Kernel:
+                if kernel is None and K.in_version(event.ops, self.settings.torch_version) is not None:
+                    kernel = Use(module.path, event.line, event.column, event.spelled)
             elif kind is E.Seed:
                 if arguments is None or event.guard is None or event.guard in arguments:
                     seeds.update(event.frameworks)
@@ -436,6 +444,7 @@ class Project:
                 training_mode = training_mode or called.training_mode
                 tensorflow_trains = tensorflow_trains or called.tensorflow_trains
                 works = works or called.works
+                kernel = kernel or called.kernel
                 roots.update(called.roots)
                 _merge(called, seeds, unseeded, deferred)
             elif kind is E.Import and import_depth < IMPORT_DEPTH:
@@ -445,7 +454,7 @@ class Project:
                 if imported is not None and imported is not module:
                     seeds.update(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1).seeds)
         return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates, gpu,
-                       frozenset(roots), training_mode, tensorflow_trains, works)
+                       frozenset(roots), training_mode, tensorflow_trains, works, kernel)
 
     def _build_effects(self, klass: Target, signature=None) -> Effects:
         """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``
@@ -455,6 +464,7 @@ class Project:
                                    values=given_values(init, signature, True))
                  if init is not None else EMPTY)
         deferred = _Uses()
+        kernel = built.kernel
         for framework, uses in built.deferred:
             for use in uses:
                 deferred.add(framework, use)
@@ -463,11 +473,12 @@ class Project:
             if method is None:
                 continue
             later = self.body_effects(method.module, method.key)
+            kernel = kernel or later.kernel
             for part in (later.unseeded, later.deferred):
                 for framework, uses in part:
                     for use in uses:
                         deferred.add(framework, use._replace(forward=True) if name in MODEL_METHODS else use)
-        return built._replace(deferred=deferred.frozen())
+        return built._replace(deferred=deferred.frozen(), kernel=kernel)
 
     def import_seeds(self, importer: Module, dotted: str) -> FrozenSet[str]:
         """What importing module ``dotted`` seeds (its import-time code)."""

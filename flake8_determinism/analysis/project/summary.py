@@ -20,13 +20,14 @@ from ...tables import determinism as DM
 from ...tables import seeding as T
 from ...tables.aliases import KNOWN_ROOTS
 from ...tables.rng_draws import TENSOR_METHODS
-from ...tables.run_uses import INIT_PREFIX, INITIALIZES, PARAMETER_CLASSES, loads_weights
+from ...tables.run_uses import INIT_PREFIX, INITIALIZES, MODEL_METHODS, PARAMETER_CLASSES, loads_weights
 from .. import calls as C
+from .. import kernels as K
 from ..ast_names import dotted
 from ..scopes import canonical
 from . import body_facts as F
 from . import events as E
-from .ast_values import arg_of, call_of, is_none, keyword_value, literal_path, signature
+from .ast_values import arg_of, call_of, integer_receiver, is_none, keyword_value, literal_path, signature
 from .ast_values import split_of_hf_dataset, text_defaults
 from .library_events import library_event
 from .summary_kinds import CALL, IMPORT, SWITCH
@@ -374,6 +375,11 @@ class _Summarizer:
             yield E.Evaluates(line, col)
         if C.uses_gpu(view, self.names_xpu):
             yield E.UsesGpu(line, col)
+        if "torch" in self.roots:
+            in_model = scope.klass is not None and scope.key.rsplit(".", 1)[-1] in MODEL_METHODS
+            ops = K.ops_any_version(view, integer_receiver(call, resolve), in_model)
+            if ops:
+                yield E.Kernel(line, col, "%s()" % (dotted(func) or method), ops)
         if any(k.arg in T.EXPLICIT_SEED_KEYWORDS and not is_none(k.value) for k in call.keywords):
             yield E.Seed(line, col, (T.EXPLICIT_SEED,))  # an object seeded: the run seeds something
         if name is None:
@@ -430,15 +436,15 @@ class _Summarizer:
 def _value_test(test) -> Optional[tuple]:
     """``strategy == "random"``, ``"random" == strategy``, ``mode in ("a", "b")``, ``!=``/``not in``:
     (parameter, values, True when the body runs for those values).  ``if perturb:``,
-    ``if perturb > 0:`` and ``if not perturb:`` test the value ``OFF`` (a literal false)."""
+    ``if perturb > 0:`` and ``if not perturb:`` test the value ``calls.FALSE_LITERAL``."""
     if isinstance(test, ast.Name):
-        return test.id, (C.OFF,), False
+        return test.id, (C.FALSE_LITERAL,), False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
-        return test.operand.id, (C.OFF,), True
+        return test.operand.id, (C.FALSE_LITERAL,), True
     if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Gt)
             and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
             and test.comparators[0].value == 0):
-        return test.left.id, (C.OFF,), False
+        return test.left.id, (C.FALSE_LITERAL,), False
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
     left, op, right = test.left, test.ops[0], test.comparators[0]

@@ -136,6 +136,9 @@ class Run:
         self._first_training: Optional[tuple] = None
         self.evaluates = False  # it puts a model in evaluation mode: no dropout when it does not train
         self.gpu = False  # it can use CUDA (DET303): its code or a project module it calls says so
+        # The first op with a nondeterministic CUDA kernel a project module it calls makes, as
+        # "index_add_() at model.py:40" (DET303; this module's own: ``cuda_ops``).
+        self.kernel: Optional[str] = None
         # The libraries imported by the code it runs: this module's and the project modules' it calls.
         self.roots = set(ctx.index.imported_roots)
         self._first_reached = _first_reached(ctx)
@@ -306,6 +309,8 @@ class Run:
             self._mark("_first_training", site)
         self.evaluates = self.evaluates or effects.evaluates
         self.gpu = self.gpu or effects.gpu
+        if self.kernel is None and effects.kernel is not None:
+            self.kernel = "%s at %s" % (effects.kernel.what, view.where(effects.kernel))
         self.roots.update(effects.roots)
         for deferred, part in ((False, effects.unseeded), (True, effects.deferred)):
             for framework, uses in part:
