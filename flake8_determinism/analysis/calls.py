@@ -426,3 +426,15 @@ def global_draw(call: Call) -> Optional[str]:
     if name in TORCH_GLOBAL and (name in TORCH_IGNORES_GENERATOR or argument(call, "generator") is None):
         return T.TORCH
     return None
+
+
+# Calls that import the module they name (a config runner loading ``configs.exp``).
+IMPORTERS = frozenset({"importlib.import_module", "__import__"})
+
+
+def dynamic_import(name: str, call: Call) -> str:
+    """``importlib.import_module("configs.exp")``: the module a call imports by a literal name
+    ("" for any other call, or a name that is not a literal)."""
+    if name not in IMPORTERS or not call.args or not call.args[0].known or not isinstance(call.args[0].value, str):
+        return ""
+    return call.args[0].value

@@ -64,6 +64,7 @@ class ModuleIndex:
         self.imported_roots = set()  # top-level packages imported anywhere in the module
         # Every import statement's modules, where it runs: (dotted name, scope, function, order).
         self.imports: List[Tuple[str, Scope, Optional[FunctionInfo], int]] = []
+        self.import_nodes: Dict[int, cst.CSTNode] = {}  # order of an import -> its statement
         # Parent of the nodes whose use context the data-order rules inspect.
         self.parents: Dict[int, cst.CSTNode] = {}
         self.set_displays: List[CallSite] = []  # ``{a, b}`` and set comprehensions, as pseudo-sites
@@ -266,6 +267,7 @@ class _Walker:
             full = dotted_name(alias.name)
             self.index.imported_roots.add(full.split(".")[0])
             self.index.imports.append((full, scope, fn, self.order))
+            self.index.import_nodes[self.order] = node
             if alias.asname is not None:
                 self.bind_target(scope, alias.asname.name, "import", value=full)
             else:
@@ -277,6 +279,7 @@ class _Walker:
         module = "." * len(node.relative) + dotted_name(node.module)
         self.index.imported_roots.add(module.split(".")[0])
         self.index.imports.append((module, scope, fn, self.order))
+        self.index.import_nodes[self.order] = node
         if isinstance(node.names, cst.ImportStar):
             self.index.module_scope.star_imports.append(module)
             return None
@@ -285,6 +288,9 @@ class _Walker:
             name = dotted_name(alias.name)
             bound = alias.asname.name if alias.asname is not None else alias.name
             self.bind_target(scope, bound, "import", value=prefix + name)
+            # ``from configs import exp``: a submodule, when the project has it (the project
+            # model finds nothing for a plain name).
+            self.index.imports.append((prefix + name, scope, fn, self.order))
         return None
 
     def assign(self, node: cst.Assign, scope: Scope, fn):

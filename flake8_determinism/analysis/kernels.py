@@ -100,6 +100,15 @@ def counts_for_mode(op: T.Op, holds: str, call: Call, in_model_method: bool) -> 
     return (call.name or call.method).rsplit(".", 1)[-1][:1].isupper()  # a layer, applied in forward
 
 
+# Decorators under which a function computes no gradients: a backward-only kernel never runs.
+_GRADIENTS_OFF = frozenset({"no_grad", "inference_mode"})
+
+
+def turns_gradients_off(decorator: str) -> bool:
+    """``@torch.no_grad()``, ``@torch.inference_mode()`` (spelled as written, with or without the call)."""
+    return decorator.replace("()", "").rsplit(".", 1)[-1] in _GRADIENTS_OFF
+
+
 def ops_any_version(call: Call, integer_receiver: bool = False, in_model_method: bool = True) -> Tuple[int, ...]:
     """The indexes in ``T.TORCH_OPS`` of the ops DET303 would name for ``call`` under some torch
     version (what a project summary keeps); ``in_model_method``: the call is in a model's

@@ -298,7 +298,8 @@ def _leaves_training_mode(site: CallSite) -> bool:
 
 def _dropout_classes(ctx: FileContext) -> dict:
     """Name -> name of classes defined here that build a torch dropout layer (or call a dropout
-    functional), themselves or through a local base."""
+    functional), themselves or through a local base; and id of an ``nn.Sequential(...)`` call
+    given a dropout layer -> how to name it."""
     direct = set()
     for site in ctx.calls_to(TORCH_DROPOUT):
         owner = site.fn.parent_scope.node if site.fn is not None and site.fn.is_method else None
@@ -308,7 +309,20 @@ def _dropout_classes(ctx: FileContext) -> dict:
     for node, _, _ in ctx.index.classes:
         if any(id(ancestor) in direct for ancestor, _, _ in ctx.index.local_ancestry(node)):
             found[node.name.value] = node.name.value
+    # ``nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), ...)``: the container holds dropout too
+    # (keyed by the id of its call: ``_built_class``).
+    for site in ctx.calls_to(_CONTAINERS):
+        for arg in site.node.args:
+            layer = ctx.site_of(arg.value) if isinstance(arg.value, cst.Call) else None
+            if layer is not None and ctx.qualname(layer) in TORCH_DROPOUT \
+                    and not inert(layer, DROPOUT[ctx.qualname(layer)]):
+                found[id(site.node)] = "%s(...)" % ctx.spelling(site)
+                break
     return found
+
+
+# Containers whose layers are given as arguments.
+_CONTAINERS = frozenset({"torch.nn.Sequential"})
 
 
 def _model_class(ctx: FileContext, site: CallSite, name: str, holders: dict) -> Optional[str]:
@@ -334,9 +348,12 @@ def _model_class(ctx: FileContext, site: CallSite, name: str, holders: dict) -> 
 
 
 def _built_class(value, holders: dict) -> Optional[str]:
-    """``Net(...)`` or ``Net(...).to(device)`` / ``.cuda()``: the class name when it holds dropout."""
+    """``Net(...)`` or ``Net(...).to(device)`` / ``.cuda()``: the class name when it holds dropout
+    (``nn.Sequential(...)`` for a container built with a dropout layer)."""
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MOVES:
         value = value.func.value
+    if isinstance(value, cst.Call) and id(value) in holders:
+        return holders[id(value)]  # a container built with a dropout layer
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
         return holders.get(value.func.value)
     return None

@@ -448,11 +448,11 @@ class Project:
                 roots.update(called.roots)
                 _merge(called, seeds, unseeded, deferred)
             elif kind is E.Import and import_depth < IMPORT_DEPTH:
-                # What a module seeds when it is imported counts; what it draws then is
-                # reported in that module (it runs at import time, whoever imports it).
+                # What a module seeds and draws when it is imported happens here, in this run (a
+                # config module that builds the model at import time, before the run seeds).
                 imported = self.find(module, event.module)
                 if imported is not None and imported is not module:
-                    seeds.update(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1).seeds)
+                    _merge(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1), seeds, unseeded, deferred)
         return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates, gpu,
                        frozenset(roots), training_mode, tensorflow_trains, works, kernel)
 
@@ -480,12 +480,16 @@ class Project:
                         deferred.add(framework, use._replace(forward=True) if name in MODEL_METHODS else use)
         return built._replace(deferred=deferred.frozen(), kernel=kernel)
 
+    def import_effects(self, importer: Module, dotted: str) -> Effects:
+        """What importing module ``dotted`` does (its import-time code)."""
+        module = self.find(importer, dotted)
+        if module is None or module is importer:
+            return EMPTY
+        return self.body_effects(module, S.IMPORT_TIME, 1)
+
     def import_seeds(self, importer: Module, dotted: str) -> FrozenSet[str]:
         """What importing module ``dotted`` seeds (its import-time code)."""
-        module = self.find(importer, dotted)
-        if module is None:
-            return frozenset()
-        return self.body_effects(module, S.IMPORT_TIME, 1).seeds
+        return self.import_effects(importer, dotted).seeds
 
     def begin_question(self) -> None:
         self._expansions = 0

@@ -80,6 +80,7 @@ class _Summarizer:
         self.text_defaults: Dict[str, dict] = {}  # body key -> {parameter: its string default}
         # id(node) -> [(parameter, values, runs when equal), ...]: ``if strategy == "random":``
         self.valued: Dict[int, list] = {}
+        self.gradient_free: set = set()  # keys of functions decorated with ``@torch.no_grad()``
         # id(call) -> the parameter whose value guards it: ``if seed is not None: np.random.seed(seed)``
         self.guarded: Dict[int, str] = {}
 
@@ -156,6 +157,9 @@ class _Summarizer:
                 continue
             scope.bind(alias.asname or alias.name, ("import", prefix + alias.name))
         self.calls[body].append((node, scope, IMPORT, module))
+        for alias in node.names:  # ``from configs import exp``: a submodule, when the project has it
+            if alias.name != "*":
+                self.calls[body].append((node, scope, IMPORT, prefix + alias.name))
         if node.module and not node.level:
             self.roots.add(node.module.split(".")[0])
 
@@ -207,6 +211,8 @@ class _Summarizer:
             key = "%s@%d" % (key, node.lineno)  # redefined: keep both, the name binds the last
         scope.bind(node.name, ("def", "#" + key))
         inner = _Scope("function", scope, key, klass=scope.key if scope.kind == "class" else scope.klass)
+        if any(K.turns_gradients_off(dotted(d.func if isinstance(d, ast.Call) else d)) for d in node.decorator_list):
+            self.gradient_free.add(key)
         self.bodies[key] = []
         self.calls[key] = []
         for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
@@ -375,8 +381,12 @@ class _Summarizer:
             yield E.Evaluates(line, col)
         if C.uses_gpu(view, self.names_xpu):
             yield E.UsesGpu(line, col)
+        imported = C.dynamic_import(name or "", view)
+        if imported:
+            yield E.Import(line, col, imported)
         if "torch" in self.roots:
-            in_model = scope.klass is not None and scope.key.rsplit(".", 1)[-1] in MODEL_METHODS
+            in_model = (scope.klass is not None and scope.key.rsplit(".", 1)[-1] in MODEL_METHODS
+                        and scope.key not in self.gradient_free)
             ops = K.ops_any_version(view, integer_receiver(call, resolve), in_model)
             if ops:
                 yield E.Kernel(line, col, "%s()" % (dotted(func) or method), ops)

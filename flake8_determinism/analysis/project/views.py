@@ -73,6 +73,11 @@ class FileView:
         self.project.begin_question()
         return self.project.import_seeds(self.module, dotted)
 
+    def import_effects(self, dotted: str) -> Effects:
+        """What importing the project module ``dotted`` does here (EMPTY for a library)."""
+        self.project.begin_question()
+        return self.project.import_effects(self.module, dotted)
+
     def star_name(self, star_module: str, name: str) -> Optional[str]:
         """``from utils import *`` then ``name``: ``utils.name`` when the project's ``utils``
         defines or imports it."""
@@ -221,16 +226,26 @@ def imports_project_module(tree: ast.Module, path: str, settings) -> bool:
         return False
     view = FileView(project, path, S.syspath_additions(tree))
     stack = list(tree.body)
+    dynamic = False
     while stack:  # statements only: an import is one
         node = stack.pop()
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
+            dynamic = dynamic or "importlib" in names
         elif isinstance(node, ast.ImportFrom):
             names = ["." * node.level + (node.module or "")]
+            dynamic = dynamic or node.module == "importlib"
         else:
             for field in ("body", "orelse", "finalbody", "handlers"):
                 stack.extend(getattr(node, field, ()) or ())
             continue
         if any(project.finder.find(view.path, name, view.extra) is not None for name in names):
             return True
-    return False
+    # ``importlib.import_module("configs.exp")`` (``calls.dynamic_import``): looked for only in a
+    # module that imports importlib.
+    return dynamic and any(
+        project.finder.find(view.path, node.args[0].value, view.extra) is not None
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and (node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")) == "import_module")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 from ..._lazy import cst
 from ...analysis import kernels as K
 from ...analysis.args import MISSING, UNKNOWN, find_arg
+from ...analysis.nodes import dotted_name
 from ...tables import cuda_ops as T
 from ...tables.run_uses import MODEL_METHODS
 
@@ -46,7 +47,9 @@ def first_nondeterministic_op(ctx: FileContext) -> Optional[Tuple[CallSite, T.Op
         if not ctx.facts.reaches(site.fn) and not (site.fn is not None and site.fn.is_method):
             continue  # a model's methods run when the model is applied
         for op, is_method in ops_of(ctx, site, by_name, methods):
-            in_model = site.fn is not None and site.fn.is_method and site.fn.name in MODEL_METHODS
+            in_model = site.fn is not None and site.fn.is_method and site.fn.name in MODEL_METHODS and not any(
+                K.turns_gradients_off(dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator))
+                for d in site.fn.node.decorators)
             if K.counts_for_mode(op, condition(op.arg, ctx, site, is_method), ctx.facts.call(site), in_model):
                 return site, op
     return None

@@ -127,6 +127,10 @@ def _rng_names(code: str, uses) -> str:
 def _spelled_call(node) -> str:
     from ...analysis.nodes import dotted_name
 
+    if isinstance(node, cst.ImportFrom):
+        return "importing from %s" % ("." * len(node.relative) + dotted_name(node.module))
+    if isinstance(node, cst.Import):
+        return "importing %s" % ", ".join(dotted_name(alias.name) for alias in node.names)
     spelled = dotted_name(getattr(node, "func", None))
     return "%s()" % spelled if spelled else "this call"
 

@@ -281,14 +281,26 @@ class Run:
         return self.ctx.settings.strict or reported_by_default(self.ctx, site, self)
 
     def _project_uses(self) -> None:
+        from ...analysis.index import CallSite  # libcst's side: loaded with the linted file's tree
+
         ctx = self.ctx
         view = ctx.project
         if view is None:
             return
+        for dotted, scope, fn, order in ctx.index.imports:
+            # A project module's import-time code runs here (a config module building the model).
+            site = CallSite(ctx.index.import_nodes[order], scope, fn, order)
+            if fn is None or self._reached(site):
+                effects = view.import_effects(dotted)
+                if effects.unseeded or effects.deferred:
+                    self._add_effects(site, effects)
         for site in ctx.index.calls:
             if not self._reached(site):
                 continue
             qualname = ctx.qualname(site)
+            imported = calls.dynamic_import(qualname or "", ctx.facts.call(site))
+            if imported:
+                self._add_effects(site, view.import_effects(imported))
             effects = ctx.facts.project_effects(qualname, site.method_name, site)
             if effects is not None:
                 self._add_effects(site, effects)
