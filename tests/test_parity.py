@@ -46,8 +46,6 @@ KNOWN_DRIFT = {
     ("det104/timing_script.py", "default"): "gained DET104 (a benchmark is known by the linted module's own timing)",
     ("det105/drawn_and_hashed_seeds.py", "default"): "lost DET109; gained DET101",
     ("det105/drawn_seed_any_name.py", "default"): "lost DET105",
-    ("det110/resume_with_rng.py", "default"): "lost DET110",
-    ("det110/resume_without_rng.py", "default"): "lost DET110",
     ("det202/spawned_process.py", "default"): "lost DET202 (a call-site rule judged on the helper alone)",
     ("det202/unseeded_run.py", "strict"): "gained DET104",
     ("det203/entry_seeded_by_helpers.py", "default"): "lost DET203; gained DET102",

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
 from .._lazy import cst
@@ -14,7 +13,6 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
 
-_RESUME_WORDS = re.compile(r"resume|checkpoint|ckpt", re.IGNORECASE)
 _RESUME_WHY = (
     "a resumed run restores the model and the optimizer but not the RNG states, so its dropout masks, data order"
     " and augmentations after the checkpoint differ from those of an uninterrupted run"
@@ -106,16 +104,12 @@ class ResumeWithoutRngState(Rule):
         "            'python_rng': random.getstate()}, 'last.pt')\n"
     )
 
-    def might_fire_through_project(self, text, settings) -> bool:
-        # ``misc.load_model(args, model, optimizer)`` under ``args.resume``: a project helper restores.
-        return super().might_fire_through_project(text, settings) and text.search(_RESUME_WORDS)
-
     def check(self, ctx: FileContext) -> Iterator[Report]:
         facts = ctx.facts
         if not facts.is_entry or ctx.index.imported_roots & R.FRAMEWORK_ROOTS:
             return
-        yield from self._seeding_after_restore(ctx)
         helpers = _project_helpers(ctx)  # [(call, "RS"...)]: what the project functions it calls do
+        yield from self._seeding_after_restore(ctx, helpers)
         if any(_handles_rng_state(ctx, site) for site in ctx.index.calls) or any("G" in f for _, f in helpers):
             return
         reached = [site for site in ctx.index.calls if facts.reaches(site.fn)]
@@ -128,15 +122,22 @@ class ResumeWithoutRngState(Rule):
         local = _first_optimizer_restore(ctx)
         if local is not None:
             restores.append(local)
+        letters = {id(site.node): f for site, f in helpers}
         for restore in sorted(restores, key=lambda site: site.order):
-            if _trains_after(ctx, restore) and _draws_after(ctx, restore):
+            inside = "T" in letters.get(id(restore.node), "")
+            if _trains_after(ctx, restore, letters) and _draws_after(ctx, restore, inside):
                 how = "" if restore is local else "%s() restores the optimizer's state, and " % ctx.spelling(restore)
                 yield Report(restore.node, "%s%s — save torch.get_rng_state(), np.random.get_state() and"
                              " random.getstate() in the checkpoint and restore them" % (how, _RESUME_WHY))
                 return
 
     @staticmethod
-    def _seeding_after_restore(ctx: FileContext) -> Iterator[Report]:
+    def _seeding_after_restore(ctx: FileContext, helpers) -> Iterator[Report]:
+        for site, letters in helpers:
+            if "O" in letters:  # a project function restores a state, then seeds over it
+                yield Report(site.node, "%s() seeds after the checkpoint's RNG state is restored, which overwrites"
+                             " it: the resumed run starts its random streams over — seed before restoring the state"
+                             % ctx.spelling(site))
         restored: dict = {}  # id(function node) or None -> order of the first RNG-state restore
         for site in ctx.index.calls:
             key = id(site.fn.node) if site.fn is not None else None
@@ -192,21 +193,24 @@ def _first_optimizer_restore(ctx: FileContext) -> Optional[CallSite]:
     return None
 
 
-def _trains_after(ctx: FileContext, restore: CallSite) -> bool:
+def _trains_after(ctx: FileContext, restore: CallSite, helpers: dict) -> bool:
     """Training follows the restore in the same body (``optimizer.step()``, ``loss.backward()``,
     ``train(...)``): the run resumes, it does not only evaluate saved checkpoints."""
+    if "T" in helpers.get(id(restore.node), ""):
+        return True  # the project function restores and trains after it: the run resumes there
     for site in ctx.index.calls:
-        if site.fn is restore.fn and site.order > restore.order:
-            method = site.method_name
-            if method in R.TRAINING_METHODS or method.lstrip("_").startswith("train"):
-                return True
+        if site.fn is restore.fn and site.order > restore.order and R.trains(site.method_name or ""):
+            return True
     return False
 
 
-def _draws_after(ctx: FileContext, restore: CallSite) -> bool:
+def _draws_after(ctx: FileContext, restore: CallSite, resumes_inside: bool) -> bool:
     """The run draws after the checkpoint: dropout, a shuffling loader or an augmentation applied
     while it trains, or a draw that runs after the restore (weights the checkpoint replaces are
-    not).  A run whose only draws were before it resumes exactly."""
+    not).  A run whose only draws were before it resumes exactly.  ``resumes_inside``: the restore
+    is a project function that trains and draws after it (its ``T`` letter)."""
+    if resumes_inside:
+        return True
     run = run_of(ctx)
     if run is None:
         return True

@@ -9,6 +9,12 @@ CHECKPOINT_SAVERS = frozenset({"torch.save"})
 # Training after the restore (also any call whose name starts with ``train``/``_train``).
 TRAINING_METHODS = frozenset({"step", "backward", "fit"})
 
+
+def trains(method: str) -> bool:
+    """A call of this method name trains (after a restore: the run resumes): ``optimizer.step()``,
+    ``loss.backward()``, ``model.fit()``, ``train_one_epoch(...)``."""
+    return method in TRAINING_METHODS or method.lstrip("_").startswith("train")
+
 # Saving or restoring an RNG state: any one of them means the run takes care of its streams.
 RNG_STATE_CALLS = frozenset({
     "torch.get_rng_state", "torch.set_rng_state", "torch.random.get_rng_state", "torch.random.set_rng_state",

@@ -20,7 +20,9 @@ from ...tables.rng_draws import (
     TORCH_GLOBAL,
 )
 from ...tables.stochastic import DROPOUT, RANDOM_TRANSFORMS
+from .. import calls as C
 from ..ast_names import dotted
+from .ast_values import call_of
 from .summary_kinds import CALL, IMPORT, SWITCH
 
 # What a class's data-loading methods draw (DET201): see rules/common/dataloader.py.
@@ -100,15 +102,23 @@ def checkpoint_facts(s) -> Dict[str, str]:
     """What each body does with checkpoints (DET110), one letter each: ``R`` restores an
     optimizer's state (``optimizer.load_state_dict(...)``), ``L`` restores the state of
     something else or of whatever it is given, ``S`` saves one (``torch.save``), ``G``
-    saves or restores an RNG state."""
+    saves or restores an RNG state (``g``: restores one), ``O`` seeds after restoring one
+    (overwriting it), ``T`` restores an optimizer and then trains and draws (dropout, a global
+    RNG): the run resumes in this body (``rules/det110.py``)."""
     found: Dict[str, set] = {}
     local: Dict[str, set] = {}  # body -> this module's functions it calls (``save_on_master``)
     for key, calls in s.calls.items():
         letters, callees = found.setdefault(key, set()), local.setdefault(key, set())
-        for node, scope, kind, _ in calls:
+        trained = drew = False
+        for node, scope, kind, _ in sorted(calls, key=lambda call: (call[0].lineno, call[0].col_offset)):
             if kind != CALL:
                 continue
             method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            if "R" in letters:  # after the restore: does the body train, and draw?
+                trained = trained or R.trains(method)
+                drew = drew or _draws(s, node, scope)
+                if trained and drew:
+                    letters.add("T")
             if method == R.RESTORE_METHOD:
                 # ``L``: a generic restore (``for key, value in kwargs.items():
                 # value.load_state_dict(ckpt[key])``): an optimizer when the caller passes one
@@ -117,10 +127,14 @@ def checkpoint_facts(s) -> Dict[str, str]:
                 letters.add("G")
             else:
                 name = s.resolve(node.func, scope) or ""
+                if "g" in letters and name in T.SEEDERS:
+                    letters.add("O")  # seeds after restoring an RNG state: overwrites it
                 if name in R.CHECKPOINT_SAVERS:
                     letters.add("S")
                 elif name in R.RNG_STATE_CALLS:
                     letters.add("G")
+                    if name in R.RESTORING_RNG:
+                        letters.add("g")
                 elif name.startswith("#"):
                     callees.add(name[1:])
     changed = True
@@ -169,6 +183,12 @@ def _draw_in(s, value, scope) -> Optional[Tuple[str, str]]:
         if framework is not None:
             return framework, dotted(node.func) or name
     return None
+
+
+def _draws(s, call: ast.Call, scope) -> bool:
+    """The call draws from a global RNG or applies dropout (what a resumed run draws anew)."""
+    name = s.resolve(call.func, scope) or ""
+    return name in DROPOUT or C.global_draw(call_of(call, name, lambda expr: s.resolve(expr, scope))) is not None
 
 
 def _restores_optimizer(call: ast.Call) -> bool:
