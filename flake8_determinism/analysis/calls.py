@@ -438,3 +438,13 @@ def dynamic_import(name: str, call: Call) -> str:
     if name not in IMPORTERS or not call.args or not call.args[0].known or not isinstance(call.args[0].value, str):
         return ""
     return call.args[0].value
+
+
+# A tensor drawn into in place through one of these attributes is a layer's weights being
+# initialized (``m.weight.data.normal_(0, 0.02)``): a checkpoint loaded later overwrites it.
+WEIGHT_ATTRIBUTES = frozenset({"weight", "bias"})
+
+
+def initializes_weights(receiver: str) -> bool:
+    """Is an in-place draw on ``receiver`` (as written: ``m.weight.data``) a weight initialization?"""
+    return any(part in WEIGHT_ATTRIBUTES or part.endswith(("_weight", "_bias")) for part in receiver.split("."))

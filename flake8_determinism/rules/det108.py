@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Iterator
 from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
 from ..analysis.nodes import named_parameters
 from .._lazy import cst
+from ..tables.seeding import NUMPY
 from ..tables.sklearn import NOT_NONE, POSITIVE, SKLEARN_RANDOM_STATE, TEMPLATE_KEYWORDS
 from .common import edits
 from .common.base import Report, Rule
@@ -22,6 +23,9 @@ class SklearnWithoutRandomState(Rule):
     ``ShuffleSplit``, forests, ``KMeans``, ``MLP*``; conditional ones only when
     their condition holds (``LogisticRegression(solver="saga")``,
     ``SVC(probability=True)``).  Not reported when ``**kwargs`` may supply it.
+
+    Default mode leaves out calls made after the run seeds NumPy's global RNG (the result then
+    repeats on rerun); strict mode reports them, since any other NumPy draw moves it.
 
     Why it matters: ``random_state=None`` uses NumPy's global RNG, so splits and
     fitted models change from run to run and with any other NumPy draw.
@@ -74,6 +78,10 @@ class SklearnWithoutRandomState(Rule):
             if condition is not None and not _holds(site.node, condition):
                 continue
             if _template(ctx, site.node) or _template_variable(ctx, site):
+                continue
+            if not ctx.settings.strict and ctx.facts.seeded_at(NUMPY, site):
+                # NumPy's global RNG is seeded before the call: the result repeats on rerun (it
+                # still moves with any other NumPy draw made in between: strict).
                 continue
             yield Report(
                 site.node,

@@ -14,6 +14,7 @@ from ..tables.determinism import (
 from .common import edits
 from .common.base import Report, Rule
 from .common.cudnn import flag_assignments
+from .common.runs import run_of
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -40,7 +41,9 @@ class CudnnBenchmark(Rule):
     ``"max-autotune-no-cudagraphs"``) in a module that does not turn deterministic algorithms
     on: ``use_deterministic_algorithms(True)`` also puts Inductor in its deterministic mode,
     which skips the benchmarking (one report per module, since that one switch covers every
-    call; not under ``if flag:`` where the parameter ``flag`` defaults to off).
+    call; not under ``if flag:`` where the parameter ``flag`` defaults to off).  Default mode
+    leaves out the entry modules whose run only evaluates or predicts (the autotuner moves their
+    outputs by rounding, no training differs by it); strict reports them.
 
     Why it matters: benchmarking noise decides which algorithm wins, so two runs
     can use different kernels with different rounding, even on one machine.
@@ -99,6 +102,8 @@ class CudnnBenchmark(Rule):
             or ("compile" in text and text.search(_AUTOTUNE_MODE))
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
+        if not ctx.settings.strict and _evaluation_run(ctx):
+            return
         for assignment, how in flag_assignments(ctx, CUDNN_BENCHMARK, True, defaults=True):
             if how:  # a value the run can choose: only its default is known
                 advice = "set it to False whatever the seed" if how.startswith("it is") else "default it to False"
@@ -177,3 +182,11 @@ def _sets_inductor_deterministic(ctx: FileContext) -> bool:
         if key is not MISSING and literal(key) == (True, variable):
             return True
     return False
+
+
+def _evaluation_run(ctx: FileContext) -> bool:
+    """An entry module whose run evaluates or predicts and trains nothing (here or in the project
+    modules it calls): the autotuner's choice moves its outputs by rounding only, and no rerun of
+    a training differs by it (default mode is quiet; strict reports)."""
+    run = run_of(ctx)
+    return run is not None and not run.trains and not run.steps

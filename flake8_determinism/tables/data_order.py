@@ -102,6 +102,8 @@ SORTING_CONSUMERS = frozenset({
     # natsort's sorters order the entries by a natural key (natsort/natsort.py).
     "natsort.natsorted", "natsort.humansorted", "natsort.realsorted", "natsort.os_sorted",
     "natsort.index_natsorted",
+    # NumPy's sorts return the entries in sorted order (``np.sort(os.listdir(d))``).
+    "numpy.sort", "numpy.unique",
 })
 
 # Writers that, given a path made from the entry (or called on a file opened at one), write one

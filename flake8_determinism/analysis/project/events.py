@@ -87,6 +87,7 @@ class Loads(NamedTuple):
 
     line: int
     column: int
+    conditional: bool = False  # under an ``if`` (``if args.resume:``): a fresh run may not load
 
 
 class Evaluates(NamedTuple):

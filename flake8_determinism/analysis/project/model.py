@@ -58,6 +58,7 @@ class Effects(NamedTuple):
     # The first op it calls with a nondeterministic CUDA kernel (DET303), its own or a model's it
     # builds (``forward``); ``what`` is the op as written (``index_add_()``).
     kernel: Optional[Use] = None
+    loads_if: bool = False  # it loads weights under an ``if`` only (a resume path)
 
 
 EMPTY = Effects()
@@ -408,6 +409,7 @@ class Project:
         unseeded, deferred = _Uses(), _Uses()
         trains = loads = evaluates = gpu = training_mode = tensorflow_trains = works = False
         kernel = None
+        loads_if = False
         roots = set(module.roots)
         for event in events:
             kind = type(event)
@@ -419,7 +421,10 @@ class Project:
             elif kind is E.UsesGpu:
                 gpu = True
             elif kind is E.Loads:
-                loads = True
+                if event.conditional:
+                    loads_if = True  # a load on a resume path: a fresh training run draws its weights
+                else:
+                    loads = True
             elif kind is E.Evaluates:
                 evaluates = True
             elif kind is E.Works:
@@ -445,16 +450,19 @@ class Project:
                 tensorflow_trains = tensorflow_trains or called.tensorflow_trains
                 works = works or called.works
                 kernel = kernel or called.kernel
+                loads_if = loads_if or called.loads_if
                 roots.update(called.roots)
                 _merge(called, seeds, unseeded, deferred)
             elif kind is E.Import and import_depth < IMPORT_DEPTH:
                 # What a module seeds and draws when it is imported happens here, in this run (a
-                # config module that builds the model at import time, before the run seeds).
+                # config module that builds the model at import time, before the run seeds); an
+                # object it builds then draws only if the run applies it: unknown, left out.
                 imported = self.find(module, event.module)
                 if imported is not None and imported is not module:
-                    _merge(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1), seeds, unseeded, deferred)
+                    _merge(_at_import(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1)),
+                           seeds, unseeded, deferred)
         return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates, gpu,
-                       frozenset(roots), training_mode, tensorflow_trains, works, kernel)
+                       frozenset(roots), training_mode, tensorflow_trains, works, kernel, loads_if)
 
     def _build_effects(self, klass: Target, signature=None) -> Effects:
         """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``
@@ -481,11 +489,11 @@ class Project:
         return built._replace(deferred=deferred.frozen(), kernel=kernel)
 
     def import_effects(self, importer: Module, dotted: str) -> Effects:
-        """What importing module ``dotted`` does (its import-time code)."""
+        """What importing module ``dotted`` does (its import-time code; ``_at_import``)."""
         module = self.find(importer, dotted)
         if module is None or module is importer:
             return EMPTY
-        return self.body_effects(module, S.IMPORT_TIME, 1)
+        return _at_import(self.body_effects(module, S.IMPORT_TIME, 1))
 
     def import_seeds(self, importer: Module, dotted: str) -> FrozenSet[str]:
         """What importing module ``dotted`` seeds (its import-time code)."""
@@ -500,6 +508,13 @@ class Project:
         except ValueError:
             return path
         return relative.replace(os.sep, "/")
+
+
+def _at_import(effects: Effects) -> Effects:
+    """What an import does for its importer: the draws and seeding of the module's import-time
+    code, not the draws of the objects it builds then (a transform kept in a class attribute
+    draws only where some run applies it)."""
+    return effects._replace(deferred=())
 
 
 def _switched_off(effects: Effects) -> Effects:

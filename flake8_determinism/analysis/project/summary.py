@@ -29,6 +29,7 @@ from . import body_facts as F
 from . import events as E
 from .ast_values import arg_of, call_of, integer_receiver, is_none, keyword_value, literal_path, signature
 from .ast_values import split_of_hf_dataset, text_defaults
+from .branch_tests import guarding_name, value_test
 from .library_events import library_event
 from .summary_kinds import CALL, IMPORT, SWITCH
 
@@ -81,6 +82,7 @@ class _Summarizer:
         # id(node) -> [(parameter, values, runs when equal), ...]: ``if strategy == "random":``
         self.valued: Dict[int, list] = {}
         self.gradient_free: set = set()  # keys of functions decorated with ``@torch.no_grad()``
+        self.conditional: set = set()  # ids of the calls under an ``if`` (a load on a resume path)
         # id(call) -> the parameter whose value guards it: ``if seed is not None: np.random.seed(seed)``
         self.guarded: Dict[int, str] = {}
 
@@ -118,13 +120,17 @@ class _Summarizer:
         if scope is self.module and body == IMPORT_TIME and _is_main_guard(node.test):
             self.has_main = True
             return [(s, scope, MAIN) for s in node.body] + [(s, scope, body) for s in node.orelse]
-        guard = _guarding_name(node.test)
+        for statement in node.body + node.orelse:
+            for inner in ast.walk(statement):
+                if type(inner) is ast.Call:
+                    self.conditional.add(id(inner))
+        guard = guarding_name(node.test)
         if guard is not None and scope.kind == "function" and scope.names.get(guard, ("",))[0] == "param":
             for statement in node.body:
                 for inner in ast.walk(statement):
                     if type(inner) in (ast.Call, ast.Assign):
                         self.guarded.setdefault(id(inner), guard)
-        valued = _value_test(node.test)
+        valued = value_test(node.test)
         if valued is not None and scope.kind == "function" and scope.names.get(valued[0], ("",))[0] == "param":
             param, values, equal = valued
             branches = [(node.body, equal)]
@@ -240,7 +246,7 @@ class _Summarizer:
             if not (isinstance(statement, ast.If) and not statement.orelse and statement.body
                     and isinstance(statement.body[-1], (ast.Return, ast.Raise))):
                 continue
-            valued = _value_test(statement.test)
+            valued = value_test(statement.test)
             if valued is None or scope.names.get(valued[0], ("",))[0] != "param":
                 continue
             param, values, equal = valued
@@ -349,7 +355,8 @@ class _Summarizer:
                 for event in self._call_events(node, scope):
                     if isinstance(event, E.Use) and event.what.startswith("draws") and (
                             id(node) in self.in_parameters
-                            or str(self.resolve(node.func, scope)).startswith(INIT_PREFIX)):
+                            or str(self.resolve(node.func, scope)).startswith(INIT_PREFIX)
+                            or (type(node.func) is ast.Attribute and C.initializes_weights(dotted(node.func.value)))):
                         event = event._replace(what=INITIALIZES + event.what[len("draws"):])
                     elif isinstance(event, E.Seed) and id(node) in self.guarded:
                         event = event._replace(guard=self.guarded[id(node)])  # seeds only when given that argument
@@ -376,7 +383,7 @@ class _Summarizer:
         if C.may_work(method) and C.does_work(view, self.roots):
             yield E.Works(line, col)
         if loads_weights(method):
-            yield E.Loads(line, col)
+            yield E.Loads(line, col, id(call) in self.conditional)
         elif C.to_evaluation_mode(view):
             yield E.Evaluates(line, col)
         if C.uses_gpu(view, self.names_xpu):
@@ -441,48 +448,6 @@ class _Summarizer:
         path = literal_path(value)
         if path is not None and path not in self.syspath:
             self.syspath.append(path)
-
-
-def _value_test(test) -> Optional[tuple]:
-    """``strategy == "random"``, ``"random" == strategy``, ``mode in ("a", "b")``, ``!=``/``not in``:
-    (parameter, values, True when the body runs for those values).  ``if perturb:``,
-    ``if perturb > 0:`` and ``if not perturb:`` test the value ``calls.FALSE_LITERAL``."""
-    if isinstance(test, ast.Name):
-        return test.id, (C.FALSE_LITERAL,), False
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
-        return test.operand.id, (C.FALSE_LITERAL,), True
-    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Gt)
-            and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value == 0):
-        return test.left.id, (C.FALSE_LITERAL,), False
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return None
-    left, op, right = test.left, test.ops[0], test.comparators[0]
-    if isinstance(op, (ast.Eq, ast.NotEq)):
-        if isinstance(right, ast.Name):
-            left, right = right, left
-        if isinstance(left, ast.Name) and isinstance(right, ast.Constant) and isinstance(right.value, str):
-            return left.id, (right.value,), isinstance(op, ast.Eq)
-        return None
-    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(left, ast.Name) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
-        values = tuple(e.value for e in right.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
-        if values and len(values) == len(right.elts):
-            return left.id, values, isinstance(op, ast.In)
-    return None
-
-
-def _guarding_name(test) -> Optional[str]:
-    """``if seed is not None:``, ``if seed:``, ``if seed != None:``, ``if seed and ...:`` -> ``seed``."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        test = test.values[0]  # the body runs only when the first operand holds
-    if isinstance(test, ast.Name):
-        return test.id
-    if (
-        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
-        and isinstance(test.left, ast.Name) and is_none(test.comparators[0])
-    ):
-        return test.left.id
-    return None
 
 
 def _called_name(call: ast.Call) -> str:

@@ -133,6 +133,9 @@ class Run:
         # before training (or in a run that does not train) overwrites the initial weights; one
         # loaded after training (the best epoch's) does not.
         self._first_load: Optional[tuple] = None
+        # A load under an ``if`` (a resume path): in a run that trains, a fresh run may draw its
+        # weights; in one that only evaluates, the load is what the run is for.
+        self._conditional_load: Optional[tuple] = None
         self._first_training: Optional[tuple] = None
         self.evaluates = False  # it puts a model in evaluation mode: no dropout when it does not train
         self.gpu = False  # it can use CUDA (DET303): its code or a project module it calls says so
@@ -149,7 +152,7 @@ class Run:
             if self._reached(site):
                 # ``model.load_state_dict(...)``, ``load_param_into_net(net, params)``
                 if loads_weights(site.method_name):
-                    self._mark("_first_load", site)
+                    self._mark("_conditional_load" if _conditional(ctx, site) else "_first_load", site)
                 call = ctx.facts.call(site)
                 if _training_call(call, site):
                     self._mark("_first_training", site)
@@ -164,6 +167,8 @@ class Run:
     def loads_weights(self) -> bool:
         """It loads a checkpoint before it trains, or without training."""
         load, training = self._first_load, self._first_training
+        if training is None and self._conditional_load is not None:  # a run that does not train: any load counts
+            load = self._conditional_load if load is None else min(load, self._conditional_load)
         return load is not None and (training is None or load <= training)
 
     def when(self, site: CallSite) -> tuple:
@@ -292,7 +297,7 @@ class Run:
             site = CallSite(ctx.index.import_nodes[order], scope, fn, order)
             if fn is None or self._reached(site):
                 effects = view.import_effects(dotted)
-                if effects.unseeded or effects.deferred:
+                if effects.unseeded:
                     self._add_effects(site, effects)
         for site in ctx.index.calls:
             if not self._reached(site):
@@ -317,6 +322,8 @@ class Run:
         self.tensorflow_trains = self.tensorflow_trains or effects.tensorflow_trains
         if effects.loads:
             self._mark("_first_load", site)
+        elif effects.loads_if:
+            self._mark("_conditional_load", site)
         if effects.trains or effects.training_mode:
             self._mark("_first_training", site)
         self.evaluates = self.evaluates or effects.evaluates
@@ -486,10 +493,13 @@ _XPU_DEVICE = re.compile(r"""f?["']xpu(?::|["'])""")
 
 
 def _builds_a_parameter(ctx: FileContext, site: CallSite) -> bool:
-    """``Parameter(Tensor(np.random.normal(...)))``, ``nn.init.kaiming_normal_(conv.weight)``: the
-    draw initializes weights (a checkpoint loaded later overwrites them)."""
+    """``Parameter(Tensor(np.random.normal(...)))``, ``nn.init.kaiming_normal_(conv.weight)``,
+    ``m.weight.data.normal_(0, 0.02)``: the draw initializes weights (a checkpoint loaded later
+    overwrites them)."""
     if (site.qualname or "").startswith(INIT_PREFIX):
         return True
+    if calls.initializes_weights(ctx.facts.call(site).receiver):
+        return True  # ``m.weight.data.normal_(0, 0.02)``
     node = ctx.index.parents.get(id(site.node))
     for _ in range(6):
         if isinstance(node, cst.Arg):
@@ -501,6 +511,19 @@ def _builds_a_parameter(ctx: FileContext, site: CallSite) -> bool:
         if name in PARAMETER_CLASSES:
             return True
         node = ctx.index.parents.get(id(node))
+    return False
+
+
+def _conditional(ctx: FileContext, site: CallSite) -> bool:
+    """The call sits under an ``if`` of its function (``if args.resume: model.load_state_dict(...)``)."""
+    from ...analysis.body import scope_body
+
+    parents = scope_body(ctx, site).parents
+    child, node = site.node, parents.get(id(site.node))
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+        if isinstance(node, cst.If) and child is not node.test and not any(node is g for g in ctx.index.main_guards):
+            return True
+        child, node = node, parents.get(id(node))
     return False
 
 
