@@ -185,8 +185,17 @@ def _sets_inductor_deterministic(ctx: FileContext) -> bool:
 
 
 def _evaluation_run(ctx: FileContext) -> bool:
-    """An entry module whose run evaluates or predicts and trains nothing (here or in the project
-    modules it calls): the autotuner's choice moves its outputs by rounding only, and no rerun of
-    a training differs by it (default mode is quiet; strict reports)."""
+    """An entry module whose run is seen to evaluate (``model.eval()``, a checkpoint loaded) and
+    to train nothing, here or in the project modules it calls, nor to call anything named for
+    training (``trainer.run_training()``): the autotuner's choice moves its outputs by rounding
+    only (default mode is quiet; strict reports)."""
     run = run_of(ctx)
-    return run is not None and not run.trains and not run.steps
+    if run is None or run.trains or run.steps or not (run.evaluates or run.loads_weights):
+        return False
+    return not any(_named_for_training(site.method_name or ctx.spelling(site))
+                   for site in ctx.index.calls if ctx.facts.reaches(site.fn))
+
+
+def _named_for_training(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1].lower()
+    return "train" in last or last == "fit"
