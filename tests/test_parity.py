@@ -43,7 +43,6 @@ KNOWN_DRIFT = {
     ("det104/self_test_main.py", "strict"): "gained DET100",
     ("det104/self_test_shapes.py", "default"): "gained DET104",
     ("det104/spawned_workers.py", "default"): "lost DET104",
-    ("det104/timing_script.py", "default"): "gained DET104 (a benchmark is known by the linted module's own timing)",
     ("det105/drawn_and_hashed_seeds.py", "default"): "lost DET109; gained DET101",
     ("det105/drawn_seed_any_name.py", "default"): "lost DET105",
     ("det202/spawned_process.py", "default"): "lost DET202 (a call-site rule judged on the helper alone)",

@@ -19,7 +19,7 @@ import re
 from typing import Set
 
 from .._lazy import cst
-from ..tables.entry import BENCHMARK_FOLDERS, BENCHMARK_NAME, RESULT_WRITERS, TIMER_PREFIXES, TIMERS
+from ..tables.entry import BENCHMARK_FOLDERS, BENCHMARK_NAME, RESULT_WRITERS, times_work
 from ..tables.rng_draws import RANDOM_INPUTS, TENSOR_METHODS
 from .nodes import calls_in
 
@@ -114,12 +114,11 @@ def is_benchmark(facts, filename: str) -> bool:
     if BENCHMARK_NAME.search(name) or any(part.lower() in BENCHMARK_FOLDERS for part in parts[:-1]):
         return True
     reached = [site for site in facts.index.calls if facts.reaches(site.fn)]
-    if not any(_times(facts.qualname(site) or "") for site in reached):
-        return False
-    if any(site.method_name in RESULT_WRITERS for site in reached):
-        return False
-    return not facts.trains()
-
-
-def _times(name: str) -> bool:
-    return name in TIMERS or name.startswith(TIMER_PREFIXES)
+    times = any(times_work(facts.qualname(site) or "") for site in reached)
+    writes = any(site.method_name in RESULT_WRITERS for site in reached)
+    trains = False
+    for site in reached:  # what the project functions it calls do (the summaries' Times/Writes)
+        effects = facts.project_effects(facts.qualname(site), site.method_name or "", site)
+        if effects is not None:
+            times, writes, trains = times or effects.times, writes or effects.writes, trains or effects.trains
+    return times and not writes and not trains and not facts.trains()

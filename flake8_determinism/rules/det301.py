@@ -43,7 +43,9 @@ class CudnnBenchmark(Rule):
     which skips the benchmarking (one report per module, since that one switch covers every
     call; not under ``if flag:`` where the parameter ``flag`` defaults to off).  Default mode
     leaves out the entry modules whose run only evaluates or predicts (the autotuner moves their
-    outputs by rounding, no training differs by it); strict reports them.
+    outputs by rounding, no training differs by it), and a switch in a branch a run with its
+    options at their defaults does not take (``if not args.deterministic:`` with
+    ``--deterministic`` defaulting to 1); strict reports them.
 
     Why it matters: benchmarking noise decides which algorithm wins, so two runs
     can use different kernels with different rounding, even on one machine.

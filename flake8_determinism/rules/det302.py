@@ -26,7 +26,9 @@ class CudnnNotDeterministic(Rule):
     (``cudnn.deterministic = args.deterministic`` with ``store_true``) or a parameter with
     ``deterministic=False`` that no caller here passes, or a condition that turns it off exactly
     when a seed is given (``cudnn.deterministic = seed is None``, a real MONAI bug) or for
-    every seed but one (``True if seed == 0 else False``) (reported, not fixed).
+    every seed but one (``True if seed == 0 else False``) (reported, not fixed).  Default mode
+    leaves out a switch in a branch a run with its options at their defaults does not take
+    (``if not args.deterministic:`` with ``--deterministic`` defaulting to 1); strict reports it.
 
     Why it matters: without it cuDNN may choose convolution kernels that
     accumulate with atomics in a varying order, so results differ in the last

@@ -80,6 +80,11 @@ TIMERS = frozenset({"time.perf_counter", "time.perf_counter_ns", "timeit.timeit"
                     "timeit.default_timer", "timeit.Timer", "torch.cuda.Event"})
 TIMER_PREFIXES = ("torch.utils.benchmark.", "triton.testing.do_bench")
 
+
+def times_work(name: str) -> bool:
+    """A call (by qualified name) that times work: what makes a script a timing benchmark."""
+    return name in TIMERS or name.startswith(TIMER_PREFIXES)
+
 # Export and tracing take an example input only for its shape: a draw that feeds
 # nothing else is a dummy input, not a result (the draw rules, default mode).
 TRACING_CALLS = frozenset({"torch.onnx.export", "torch.onnx.dynamo_export", "torch.jit.trace",

@@ -109,6 +109,20 @@ class UsesGpu(NamedTuple):
     column: int
 
 
+class Times(NamedTuple):
+    """Times its work (``demos.is_benchmark``: ``time.perf_counter``, ``timeit``)."""
+
+    line: int
+    column: int
+
+
+class Writes(NamedTuple):
+    """Writes a result (``tables.entry.RESULT_WRITERS``: ``save``, ``to_csv``, ``savefig``...)."""
+
+    line: int
+    column: int
+
+
 class Kernel(NamedTuple):
     """Calls an op with a nondeterministic CUDA kernel (``kernels.ops_any_version``: the indexes
     of the ops in ``tables.cuda_ops.TORCH_OPS`` it may make, the torch version picks)."""
@@ -121,7 +135,7 @@ class Kernel(NamedTuple):
 
 _KINDS: Dict[str, Type] = {
     "S": Seed, "U": Use, "C": Call, "P": Passed, "I": Import, "T": Trains, "M": TrainingMode, "L": Loads, "E": Evaluates, "G": UsesGpu,
-    "W": Works, "K": Kernel,
+    "W": Works, "K": Kernel, "Z": Times, "O": Writes,
 }
 _LETTERS = {kind: letter for letter, kind in _KINDS.items()}
 # What a branch that does not run leaves out (its seeds stay).

@@ -59,6 +59,8 @@ class Effects(NamedTuple):
     # builds (``forward``); ``what`` is the op as written (``index_add_()``).
     kernel: Optional[Use] = None
     loads_if: bool = False  # it loads weights under an ``if`` only (a resume path)
+    times: bool = False  # it times its work (a benchmark's clock: ``demos.is_benchmark``)
+    writes: bool = False  # it writes a result (``tables.entry.RESULT_WRITERS``)
 
 
 EMPTY = Effects()
@@ -409,7 +411,7 @@ class Project:
         unseeded, deferred = _Uses(), _Uses()
         trains = loads = evaluates = gpu = training_mode = tensorflow_trains = works = False
         kernel = None
-        loads_if = False
+        loads_if = times = writes = False
         roots = set(module.roots)
         for event in events:
             kind = type(event)
@@ -429,6 +431,10 @@ class Project:
                 evaluates = True
             elif kind is E.Works:
                 works = True
+            elif kind is E.Times:
+                times = True
+            elif kind is E.Writes:
+                writes = True
             elif kind is E.Kernel:
                 if kernel is None and K.in_version(event.ops, self.settings.torch_version) is not None:
                     kernel = Use(module.path, event.line, event.column, event.spelled)
@@ -451,6 +457,7 @@ class Project:
                 works = works or called.works
                 kernel = kernel or called.kernel
                 loads_if = loads_if or called.loads_if
+                times, writes = times or called.times, writes or called.writes
                 roots.update(called.roots)
                 _merge(called, seeds, unseeded, deferred)
             elif kind is E.Import and import_depth < IMPORT_DEPTH:
@@ -462,7 +469,7 @@ class Project:
                     _merge(_at_import(self.body_effects(imported, S.IMPORT_TIME, import_depth + 1)),
                            seeds, unseeded, deferred)
         return Effects(frozenset(seeds), unseeded.frozen(), deferred.frozen(), trains, loads, evaluates, gpu,
-                       frozenset(roots), training_mode, tensorflow_trains, works, kernel, loads_if)
+                       frozenset(roots), training_mode, tensorflow_trains, works, kernel, loads_if, times, writes)
 
     def _build_effects(self, klass: Target, signature=None) -> Effects:
         """Building a project class runs its ``__init__``; what its ``forward``/``__getitem__``

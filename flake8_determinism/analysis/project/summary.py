@@ -23,6 +23,7 @@ from ...tables.rng_draws import TENSOR_METHODS
 from ...tables.run_uses import INIT_PREFIX, INITIALIZES, MODEL_METHODS, PARAMETER_CLASSES, loads_weights
 from .. import calls as C
 from .. import kernels as K
+from ...tables.entry import RESULT_WRITERS, times_work
 from ..ast_names import dotted
 from ..scopes import canonical
 from . import body_facts as F
@@ -384,6 +385,10 @@ class _Summarizer:
             yield E.Works(line, col)
         if loads_weights(method):
             yield E.Loads(line, col, id(call) in self.conditional)
+        if times_work(name or ""):
+            yield E.Times(line, col)
+        elif method in RESULT_WRITERS:
+            yield E.Writes(line, col)
         elif C.to_evaluation_mode(view):
             yield E.Evaluates(line, col)
         if C.uses_gpu(view, self.names_xpu):

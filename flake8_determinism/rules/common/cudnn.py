@@ -20,11 +20,14 @@ def flag_assignments(ctx: FileContext, qualname: str, value: bool,
                      defaults: bool = False) -> Iterator[Tuple[Assignment, str]]:
     """``<qualname> = <value>`` however the module is imported (``cudnn.benchmark = True``), with
     how the value is known: "" for a literal; with ``defaults``, also a value whose default is it
-    (``cudnn.benchmark = args.benchmark`` where ``--benchmark`` defaults to True), described."""
+    (``cudnn.benchmark = args.benchmark`` where ``--benchmark`` defaults to True), described.
+    Default mode leaves out an assignment a default run never makes (``skipped_by_default``)."""
     attribute = qualname.rsplit(".", 1)[-1]
     for assignment in ctx.index.assignments:
         target = assignment.target
         if not isinstance(target, cst.Attribute) or target.attr.value != attribute or assignment.value is None:
+            continue
+        if not ctx.settings.strict and skipped_by_default(ctx, assignment):
             continue
         if literal(assignment.value) == (True, value):
             how = ""
@@ -36,6 +39,40 @@ def flag_assignments(ctx: FileContext, qualname: str, value: bool,
             continue
         if ctx.resolver.resolve(target, assignment.scope, assignment.order) == qualname:
             yield assignment, how
+
+
+def skipped_by_default(ctx: FileContext, assignment) -> bool:
+    """The assignment sits in a branch a run with every option and parameter at its default does
+    not take: ``if not args.deterministic: cudnn.benchmark = True`` where ``--deterministic``
+    defaults to 1 (the fast, nondeterministic mode a user must ask for)."""
+    from ...analysis.body import scope_body
+
+    parents = scope_body(ctx, assignment).parents
+    child, node = assignment.target, parents.get(id(assignment.target))
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+        if isinstance(node, cst.If) and child is not node.test:
+            truth = _default_truth(ctx, node.test, assignment.scope, assignment.order)
+            if truth is not None and truth == (child is node.orelse):
+                return True
+        child, node = node, parents.get(id(node))
+    return False
+
+
+def _default_truth(ctx: FileContext, expr, scope, order) -> Optional[bool]:
+    """Whether ``args.x``, ``not args.x`` or a parameter ``x`` is true at its default; None when
+    unknown."""
+    negated = False
+    while isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        negated, expr = not negated, expr.expression
+    if isinstance(expr, cst.Attribute):
+        known, value = option_default_value(ctx, expr)
+    elif isinstance(expr, cst.Name):
+        known, value = parameter_default(ctx, expr.value, scope, order)
+    else:
+        return None
+    if not known or not isinstance(value, (bool, int, float, str, type(None))):
+        return None
+    return bool(value) != negated
 
 
 def default_of(ctx: FileContext, expr, scope, order, wanted: bool) -> str:
