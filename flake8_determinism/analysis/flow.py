@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from .._lazy import cst
-from ..tables.data_order import ORDER_PASSING
+from ..tables.data_order import ORDER_KEEPING_CALLS, ORDER_PASSING, ORDER_TAKING
 from .body import ScopeBody, scope_body
 from .loop_body import LoopBody
 from .nodes import names_in, self_attribute
@@ -74,7 +74,9 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
                 passed = _passed_to_local_function(ctx, parent, current, depth)
                 if passed is not None:
                     return passed
-            return True
+            # A call we cannot see into: it may keep the order (a dataset built from the list) or
+            # not (a copy, a lookup).  Default mode reports only what is seen to take it.
+            return ctx.settings.strict or takes_order(ctx, parent, site)
         if isinstance(parent, cst.CompFor) and parent.iter is current:
             comprehension = comprehension_of(parent, parents)
             if isinstance(comprehension, cst.SetComp) or keyed_by_element(comprehension, parent):
@@ -131,6 +133,16 @@ _RETURN_DEPTH = 3
 
 
 _LISTING_WRAPPERS = frozenset({"listdir", "glob", "iglob", "rglob", "scandir", "list_dir", "ls"})
+
+
+def takes_order(ctx, call: cst.Call, site: CallSite) -> bool:
+    """A call seen to turn the order of what it is given into a result: positions (``enumerate``,
+    ``zip``, ``next``), rows of an array (``np.concatenate``, ``torch.stack``), or a seeded draw
+    over the entries (``random.shuffle``, ``np.random.choice``: the same seed picks other entries)."""
+    if builtin_name(call, site) in ORDER_TAKING:
+        return True
+    callee = ctx.resolver.resolve(call.func, site.scope, site.order) or ""
+    return callee in ORDER_KEEPING_CALLS
 
 
 def _returned_order_used(ctx, site: CallSite, depth: int) -> bool:

@@ -138,6 +138,20 @@ ORDER_FREE = frozenset({"sorted", "len", "set", "frozenset", "sum", "min", "max"
 ORDER_PASSING = frozenset({"list", "tuple", "iter", "filter", "map", "reversed"})
 # Builtins/methods that take an order from a set.
 ORDER_TAKING = frozenset({"list", "tuple", "enumerate", "zip", "next", "iter"})
+# Library calls that keep the order of the entries they are given in their result (rows of an
+# array, a table), or draw over the entries by position: a listing passed to one reaches a result.
+ORDER_KEEPING_CALLS = frozenset({
+    "numpy.concatenate", "numpy.stack", "numpy.vstack", "numpy.hstack", "numpy.array", "numpy.asarray",
+    "numpy.save", "numpy.savez", "numpy.savetxt",
+    "torch.cat", "torch.stack", "torch.tensor", "torch.save", "pandas.concat", "pandas.DataFrame",
+    "random.shuffle", "random.sample", "random.choice", "random.choices",
+    "numpy.random.shuffle", "numpy.random.choice", "numpy.random.permutation",
+    "json.dump", "pickle.dump",
+    # Datasets built from a list of files read them in the order given (MindSpore's MindDataset;
+    # tf.data's TFRecordDataset and from_tensor_slices; torch's TensorDataset).
+    "mindspore.dataset.MindDataset", "tensorflow.data.TFRecordDataset",
+    "tensorflow.data.Dataset.from_tensor_slices", "torch.utils.data.TensorDataset",
+})
 
 # Shuffles outside torch (DET203).  tf.data methods: name -> seed position.
 TF_DATASET_SHUFFLES = {"shuffle": 1}

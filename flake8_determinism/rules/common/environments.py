@@ -18,6 +18,7 @@ from ...analysis.body import scope_body
 from ...analysis.nodes import named_parameters
 from . import edits
 from ...tables.rng_objects import ENV_MAKERS, ENV_SEEDING_METHODS
+from ...tables.seeding import named_like_seeding
 
 if TYPE_CHECKING:
     from ...analysis.context import FileContext
@@ -38,7 +39,19 @@ def unseeded_environments(ctx: FileContext) -> Iterator[Tuple[CallSite, List[Cal
             continue  # handed on (a library seeds it, or not), or seeded the old way
         if any(find_arg(r.node, "seed", 0) is not MISSING for r in resets):
             continue
+        if _handed_to_seeding(ctx, site, name):
+            continue  # ``set_seed(seed, env)``: a seeding helper is given the environment
         yield site, resets
+
+
+def _handed_to_seeding(ctx: FileContext, site: CallSite, name: str) -> bool:
+    """The environment is passed to a function named for seeding (``set_seed(config.seed, env)``,
+    which calls ``env.seed`` in CORL) in the same body, after it is made."""
+    return any(
+        other.fn is site.fn and other.order > site.order and named_like_seeding(other.method_name or "")
+        and any(isinstance(arg.value, cst.Name) and arg.value.value == name for arg in other.node.args)
+        for other in ctx.index.calls
+    )
 
 
 def environment_fix(ctx: FileContext, site: CallSite, resets: List[CallSite]) -> Optional[edits.Fix]:
