@@ -11,11 +11,13 @@ The project fixtures are judged the same way, each entry's code moved into a mod
 Drift is a failing test, except the cases listed in ``KNOWN_DRIFT`` and ``KNOWN_PROJECT_DRIFT``,
 each a strict xfail, so a fixed case must leave the list.
 Their causes, by group: run-level rules still judged on the entry file alone (DET100's late
-Trainer seeding and new heads, DET109's ``--seed`` option, DET110's
-resume path, DET203/DET210's shuffles and MindSpore workers), switches the summaries do not read
-(``Trainer.from_argparse_args(deterministic=True)``, mmengine's ``randomness=``), self-tests and
-benchmarks recognised by the entry file's name or shape, and module-level draws that become a
-helper's import-time code.
+Trainer seeding and new heads, DET109's ``--seed`` option, DET203/DET210's shuffles and MindSpore
+workers, DET403's evaluation case, DET301's evaluation-only run), switches the summaries do not
+read (``Trainer.from_argparse_args(deterministic=True)``, mmengine's ``randomness=``), self-tests
+recognised by the entry file's shape, and module-level draws that become a helper's import-time
+code.  Read through the summaries since: the nondeterministic CUDA ops (``analysis/kernels.py``),
+DET110's resume and seeding-after-restore (checkpoint letters ``T``/``O``), a benchmark's timing
+(``Times``/``Writes`` events).
 """
 
 import pytest
