@@ -305,7 +305,10 @@ def _numeric(expr, site: CallSite, known: FrozenSet[str] = frozenset()) -> bool:
     if isinstance(expr, cst.Tuple):
         return all(_numeric(e.value, site, known) for e in expr.elements)
     if isinstance(expr, cst.Call):
-        return builtin_name(expr, site) in _NUMERIC_CALLS
+        name = builtin_name(expr, site)
+        if name == "map" and expr.args and isinstance(expr.args[0].value, cst.Name):
+            return expr.args[0].value.value in _NUMERIC_CALLS  # ``pid, cam = map(int, groups)``: each one a number
+        return name in _NUMERIC_CALLS
     return False
 
 
