@@ -136,13 +136,16 @@ _TAPE_LAST = D.TF_GRADIENT_TAPE.rsplit(".", 1)[-1]
 def trains_tensorflow(call: Call, roots) -> bool:
     """A TensorFlow training step (DET306): a ``GradientTape``, or ``.fit``/``.train_on_batch``/
     ``.apply_gradients`` in a module that imports TensorFlow (``roots``: its imported packages)
-    and is no JAX module (flax's ``state.apply_gradients``)."""
+    and is no JAX module (flax's ``state.apply_gradients``) nor a torch one whose ``fit`` is not
+    seen to be TensorFlow's (DeepCTR-Torch's examples import TensorFlow for ``pad_sequences``)."""
     if not roots & D.TF_TRAINING_ROOTS:
         return False
     if call.name == D.TF_GRADIENT_TAPE:
         return True
     if roots & D.JAX_ROOTS and "keras" not in roots and not call.name.startswith("tensorflow.keras"):
         return False
+    if "torch" in roots and "keras" not in roots and not call.name.startswith(("tensorflow", "keras")):
+        return False  # ``model.fit`` of a torch wrapper, TensorFlow imported for a utility (pad_sequences)
     return call.is_method and call.method in D.TF_TRAINING_METHODS
 
 

@@ -84,6 +84,9 @@ class _Summarizer:
         self.valued: Dict[int, list] = {}
         self.gradient_free: set = set()  # keys of functions decorated with ``@torch.no_grad()``
         self.conditional: set = set()  # ids of the calls under an ``if`` (a load on a resume path)
+        # ids of the calls in a parameter's default (``def f(model=PointNet())``): the object is used
+        # only by calls that leave the argument out, so its draws are not the body's uses.
+        self.in_defaults: set = set()
         # id(call) -> the parameter whose value guards it: ``if seed is not None: np.random.seed(seed)``
         self.guarded: Dict[int, str] = {}
 
@@ -237,7 +240,9 @@ class _Summarizer:
         if scope.kind == "class":
             self.classes[scope.key]["methods"].append(node.name)
         outer = [(d, scope, body) for d in node.decorator_list]
-        outer += [(d, scope, body) for d in node.args.defaults + [k for k in node.args.kw_defaults if k]]
+        defaults = node.args.defaults + [k for k in node.args.kw_defaults if k]
+        self.in_defaults.update(id(n) for d in defaults for n in ast.walk(d) if type(n) is ast.Call)
+        outer += [(d, scope, body) for d in defaults]
         return outer + [(stmt, inner, key) for stmt in node.body]
 
     def _early_exits(self, statements, scope: _Scope) -> None:
@@ -354,6 +359,8 @@ class _Summarizer:
                         events.append(((node.end_lineno, node.end_col_offset), event))
                     continue
                 for event in self._call_events(node, scope):
+                    if id(node) in self.in_defaults and isinstance(event, (E.Use, E.Call)):
+                        continue  # a default argument's object: used, if ever, by the function
                     if isinstance(event, E.Use) and event.what.startswith("draws") and (
                             id(node) in self.in_parameters
                             or str(self.resolve(node.func, scope)).startswith(INIT_PREFIX)
