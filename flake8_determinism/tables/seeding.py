@@ -5,6 +5,8 @@ Frameworks are the global RNGs the draw rules track: ``random``, ``numpy``,
 calls that seed only CUDA generators (a seeding event, but not of torch's CPU RNG).
 """
 
+import re
+
 RANDOM, NUMPY, TORCH, TF, MS, CUDA = "random", "numpy", "torch", "tensorflow", "mindspore", "cuda"
 MS_DATASET = "mindspore.dataset"  # the pipeline seed of mindspore.dataset
 FRAMEWORKS = (RANDOM, NUMPY, TORCH, TF, MS)
@@ -216,19 +218,19 @@ NOT_SEEDING_NAMES = frozenset(
     {"initial_seed", "get_seed", "seed_worker", "worker_init_fn", "SeedSequence", "SeedGenerator"}
 )
 # A function we cannot see into is a seeding helper by its name: ``seed`` in it (``set_seed``,
-# ``init_seeds``; the contract), and in default mode also ``randomness`` (``zero.set_randomness``:
-# whether it seeds is unknown, and default mode is quiet where a link is unknown).
+# ``init_seeds``; the contract), and in default mode also one that sets or fixes ``randomness``
+# (``zero.set_randomness``: whether it seeds is unknown, and default mode is quiet where a link is
+# unknown; ``add_randomness`` is no such name).
 SEEDING_WORD = "seed"
-DEFAULT_SEEDING_WORDS = ("seed", "randomness")
+_SETS_RANDOMNESS = re.compile(r"^_*(set|fix|init|reset|control)_?randomness", re.IGNORECASE)
 
 
 def named_like_seeding(name: str, strict: bool = False) -> bool:
     """Is ``name`` (the last part of a callee's name) a seeding helper's name?  The one answer
     for the linted file, the project summaries and the fixer's helper search."""
-    lowered = name.lower()
-    words = (SEEDING_WORD,) if strict else DEFAULT_SEEDING_WORDS
-    return (any(word in lowered for word in words) and name not in NOT_SEEDING_NAMES
-            and not name.startswith("get_"))
+    if name in NOT_SEEDING_NAMES or name.startswith("get_"):
+        return False
+    return SEEDING_WORD in name.lower() or (not strict and _SETS_RANDOMNESS.match(name) is not None)
 
 
 # Method names that, on an object we cannot resolve, seed that object only
