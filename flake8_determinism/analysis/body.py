@@ -103,6 +103,18 @@ def after_an_exit(ctx, site: CallSite) -> bool:
     return False
 
 
+def enclosing_ifs(ctx, site, node) -> Iterator[Tuple[cst.If, bool]]:
+    """The ``if`` statements of ``site``'s body that hold ``node`` (in a branch, not in the test),
+    innermost first, each with whether ``node`` is in its ``else``/``elif`` branch.  ``site`` is
+    anything placed in a body (a call site, an ``index.Assignment``)."""
+    parents = scope_body(ctx, site).parents
+    child, parent = node, parents.get(id(node))
+    while parent is not None:
+        if isinstance(parent, cst.If) and child is not parent.test:
+            yield parent, child is parent.orelse
+        child, parent = parent, parents.get(id(parent))
+
+
 def _always_leaves(statement) -> bool:
     if not isinstance(statement, cst.SimpleStatementLine):
         return False

@@ -13,7 +13,7 @@ from ..tables import data_order as DO
 from ..tables import determinism as D
 from ..tables import entry as E
 from ..tables import seeding as T
-from ..tables.cuda_ops import TORCH_OPS
+from ..tables.cuda_ops import TENSOR_OP_METHODS
 from ..tables.rng_draws import MINDSPORE_DRAWS, NUMPY_LEGACY, PYTHON_RANDOM, TF_DRAWS, TORCH_GLOBAL
 from ..tables.rng_draws import TORCH_IGNORES_GENERATOR
 from ..tables.run_uses import (
@@ -37,7 +37,8 @@ TRUE_LITERAL = "\x00true"
 def literal_flag(value) -> Optional[str]:
     """``FALSE_LITERAL``/``TRUE_LITERAL`` for a literal's Python value (``None``, a bool, a number);
     None otherwise."""
-    if value is None or value is False or (isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0):
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if value is None or value is False or (number and value == 0):
         return FALSE_LITERAL
     if value is True or isinstance(value, (int, float)):
         return TRUE_LITERAL
@@ -51,8 +52,7 @@ CLI = "LightningCLI"
 # The methods whose receiver decides what the call does (``scaler.fit`` does not train, an
 # optimizer's ``step`` does; a tensor's ``cumsum`` may have a nondeterministic CUDA kernel, a
 # DataFrame's has none): only for these do the front ends resolve the receiver.
-RECEIVER_METHODS = frozenset({"fit", "step"}) | frozenset(
-    name[len("torch.Tensor."):] for op in TORCH_OPS for name in op.names if name.startswith("torch.Tensor."))
+RECEIVER_METHODS = frozenset({"fit", "step"}) | TENSOR_OP_METHODS
 
 
 class Arg(NamedTuple):
@@ -431,7 +431,8 @@ def global_draw(call: Call) -> Optional[str]:
     return None
 
 
-# Calls that import the module they name (a config runner loading ``configs.exp``).
+# Calls that import the module they name (a config runner loading ``configs.exp``); the pre-check
+# looks for them in modules that import importlib (``views.imports_project_module``).
 IMPORTERS = frozenset({"importlib.import_module", "__import__"})
 
 

@@ -7,36 +7,30 @@ once for any version, so they keep each op a call may make with whether its cond
 """
 
 from functools import lru_cache
-from typing import FrozenSet, List, Optional, Tuple
+from typing import Iterable, List, Optional, Tuple
 
 from ..tables import cuda_ops as T
+from ..tables.run_uses import GRADIENTS_OFF, MODEL_METHODS
 from .calls import STARRED, UNKNOWN_ARG, Call, argument
 
 YES, NO, MAYBE = "yes", "no", "maybe"
-METHOD = "torch.Tensor."
-
-
-def _last_parts(names) -> FrozenSet[str]:
-    return frozenset(n.rsplit(".", 1)[-1].replace("()", "") for n in names)
+METHOD = T.TENSOR_METHOD
+KERNEL_METHODS = T.TENSOR_OP_METHODS  # the front ends resolve these methods' receivers
 
 
 @lru_cache(maxsize=None)
 def op_table(version: Tuple[int, int]):
-    """(qualified name -> ops, method name -> ops, pre-check words for default mode, for strict)."""
+    """(qualified name -> ops, method name -> ops) of this torch version."""
     by_name = T.names_by_version(version)
     methods = {n[len(METHOD):]: ops for n, ops in by_name.items() if n.startswith(METHOD)}
-    throws = _last_parts(n for n, ops in by_name.items() if any(op.group == T.THROWS and op.visible for op in ops))
-    every = _last_parts(by_name) | _last_parts(T.MINDSPORE_ASCEND_OPS)
-    return by_name, methods, throws, every
+    return by_name, methods
 
 
-# Every version's ops by name, and the method names among them: the front ends resolve the
-# receiver of these methods (a tensor's ``cumsum``, not a DataFrame's).
-_ALL_BY_NAME = {}
+# Every version's ops by name (indexes into ``T.TORCH_OPS``): what a summary keeps.
+_ALL_BY_NAME: dict = {}
 for _index, _op in enumerate(T.TORCH_OPS):
     for _name in _op.names:
         _ALL_BY_NAME.setdefault(_name, []).append(_index)
-KERNEL_METHODS = frozenset(n[len(METHOD):] for n in _ALL_BY_NAME if n.startswith(METHOD))
 
 
 def tensor_receiver(call: Call) -> bool:
@@ -100,13 +94,11 @@ def counts_for_mode(op: T.Op, holds: str, call: Call, in_model_method: bool) -> 
     return (call.name or call.method).rsplit(".", 1)[-1][:1].isupper()  # a layer, applied in forward
 
 
-# Decorators under which a function computes no gradients: a backward-only kernel never runs.
-_GRADIENTS_OFF = frozenset({"no_grad", "inference_mode"})
-
-
-def turns_gradients_off(decorator: str) -> bool:
-    """``@torch.no_grad()``, ``@torch.inference_mode()`` (spelled as written, with or without the call)."""
-    return decorator.replace("()", "").rsplit(".", 1)[-1] in _GRADIENTS_OFF
+def in_model_forward(function: str, is_method: bool, decorators: Iterable[Optional[str]]) -> bool:
+    """A call in this function runs with gradients through a model: a method named like a forward
+    pass (``MODEL_METHODS``) not decorated with ``@torch.no_grad()``/``@torch.inference_mode()``
+    (``decorators``: their qualified names, the call's name for ``@torch.no_grad()``)."""
+    return is_method and function in MODEL_METHODS and not any(d in GRADIENTS_OFF for d in decorators)
 
 
 def ops_any_version(call: Call, integer_receiver: bool = False, in_model_method: bool = True) -> Tuple[int, ...]:
@@ -119,8 +111,8 @@ def ops_any_version(call: Call, integer_receiver: bool = False, in_model_method:
             return ()
         name = METHOD + call.method
     is_method = name.startswith(METHOD)
-    return tuple(i for i in _ALL_BY_NAME[name]
-                 if counts_for_mode(T.TORCH_OPS[i], condition(T.TORCH_OPS[i].arg, call, is_method), call, in_model_method))
+    return tuple(i for i in _ALL_BY_NAME[name] if counts_for_mode(
+        T.TORCH_OPS[i], condition(T.TORCH_OPS[i].arg, call, is_method), call, in_model_method))
 
 
 def in_version(indexes: Tuple[int, ...], version: Tuple[int, int]) -> Optional[T.Op]:

@@ -92,7 +92,8 @@ class LoopBody:
         if isinstance(stmt, cst.AnnAssign) and stmt.value is not None:
             return self.assignment(stmt.target, stmt.value)
         if isinstance(stmt, cst.AugAssign):
-            if isinstance(stmt.target, (cst.Subscript, cst.Attribute)) and isinstance(stmt.value, (cst.Integer, cst.Float)) \
+            if isinstance(stmt.target, (cst.Subscript, cst.Attribute)) \
+                    and isinstance(stmt.value, (cst.Integer, cst.Float)) \
                     and isinstance(stmt.operator, (cst.AddAssign, cst.SubtractAssign)):
                 return True  # ``ranks[-1] += 1``, ``self.hits += 1``: a count, whatever the order
             if isinstance(stmt.target, cst.Subscript):

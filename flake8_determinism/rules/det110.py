@@ -124,8 +124,8 @@ class ResumeWithoutRngState(Rule):
             restores.append(local)
         letters = {id(site.node): f for site, f in helpers}
         for restore in sorted(restores, key=lambda site: site.order):
-            inside = "T" in letters.get(id(restore.node), "")
-            if _trains_after(ctx, restore, letters) and _draws_after(ctx, restore, inside):
+            inside = "T" in letters.get(id(restore.node), "")  # a helper that resumes: trains and draws after
+            if inside or (_trains_after(ctx, restore) and _draws_after(ctx, restore)):
                 how = "" if restore is local else "%s() restores the optimizer's state, and " % ctx.spelling(restore)
                 yield Report(restore.node, "%s%s — save torch.get_rng_state(), np.random.get_state() and"
                              " random.getstate() in the checkpoint and restore them" % (how, _RESUME_WHY))
@@ -193,24 +193,19 @@ def _first_optimizer_restore(ctx: FileContext) -> Optional[CallSite]:
     return None
 
 
-def _trains_after(ctx: FileContext, restore: CallSite, helpers: dict) -> bool:
+def _trains_after(ctx: FileContext, restore: CallSite) -> bool:
     """Training follows the restore in the same body (``optimizer.step()``, ``loss.backward()``,
     ``train(...)``): the run resumes, it does not only evaluate saved checkpoints."""
-    if "T" in helpers.get(id(restore.node), ""):
-        return True  # the project function restores and trains after it: the run resumes there
     for site in ctx.index.calls:
         if site.fn is restore.fn and site.order > restore.order and R.trains(site.method_name or ""):
             return True
     return False
 
 
-def _draws_after(ctx: FileContext, restore: CallSite, resumes_inside: bool) -> bool:
+def _draws_after(ctx: FileContext, restore: CallSite) -> bool:
     """The run draws after the checkpoint: dropout, a shuffling loader or an augmentation applied
     while it trains, or a draw that runs after the restore (weights the checkpoint replaces are
-    not).  A run whose only draws were before it resumes exactly.  ``resumes_inside``: the restore
-    is a project function that trains and draws after it (its ``T`` letter)."""
-    if resumes_inside:
-        return True
+    not).  A run whose only draws were before it resumes exactly."""
     run = run_of(ctx)
     if run is None:
         return True

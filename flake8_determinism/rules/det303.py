@@ -149,7 +149,8 @@ class DeterministicAlgorithmsOff(Rule):
         # turns the mode on with its seeding, and a run whose ops are not seen is quiet.
         op = first_nondeterministic_op(ctx)
         shown = "%s()" % ctx.spelling(op[0]) if op is not None else run.kernel
-        if not ctx.settings.strict and (shown is None or not run.seeded_in_run(TORCH)) and not framework_switch_off(ctx):
+        quiet = shown is None or not run.seeded_in_run(TORCH)
+        if not ctx.settings.strict and quiet and not framework_switch_off(ctx):
             return
         shown = " (this run calls %s)" % shown if shown is not None else ""
         yield module_report(

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from functools import lru_cache
+from typing import TYPE_CHECKING, FrozenSet, Iterator, Tuple
 
 from ..tables import cuda_ops as T
 from ..tables.determinism import (
@@ -13,6 +14,14 @@ from .common.cuda_ops import condition, ops_of
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
     from ..analysis.index import CallSite
+
+@lru_cache(maxsize=None)
+def _precheck_words(version: Tuple[int, int]) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """The pre-check's words for this torch version: the ops that raise (default mode), every op."""
+    by_name, _ = op_table(version)
+    throws = last_parts(n for n, ops in by_name.items() if any(op.group == T.THROWS and op.visible for op in ops))
+    return throws, last_parts(by_name) | last_parts(T.MINDSPORE_ASCEND_OPS)
+
 
 # Words of the calls that can turn deterministic algorithms on (default mode needs one).
 _ENABLER_WORDS = last_parts(n for n, e in ENABLERS.items() if ALGORITHMS in e.switches) | {MMENGINE_RANDOMNESS}
@@ -92,7 +101,7 @@ class NondeterministicCudaOp(Rule):
     )
 
     def might_fire(self, text, settings) -> bool:
-        _, _, throws, every = op_table(settings.torch_version)
+        throws, every = _precheck_words(settings.torch_version)
         if settings.strict:
             return text.has_any(every)
         return text.has_any(_ENABLER_WORDS) and text.has_any(throws)
@@ -105,7 +114,7 @@ class NondeterministicCudaOp(Rule):
         if not raising and not strict:
             return
         cudnn_deterministic = facts.turns_on(CUDNN_DETERMINISTIC)
-        by_name, methods, _, _ = op_table(ctx.settings.torch_version)
+        by_name, methods = op_table(ctx.settings.torch_version)
         for site in ctx.index.calls:
             for op, is_method in ops_of(ctx, site, by_name, methods):
                 holds = condition(op.arg, ctx, site, is_method)

@@ -9,6 +9,7 @@ from ..analysis.args import MISSING, find_arg, literal
 from ..analysis.scopes import lookup
 from ..analysis.nodes import calls_in, code_children, identifiers_in, named_parameters
 from .common import edits
+from ..tables.run_uses import GRADIENTS_OFF
 from ..tables.seeding import TORCH
 from ..tables.stochastic import ALWAYS_ON_IN_FORWARD, DROPOUT
 from .common.base import Report, Rule, last_parts
@@ -21,7 +22,6 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
 # Evaluation: functions named so, or calling one of these (gradients off).
 EVALUATION_FUNCTION = re.compile(
     r"^_?(eval|evaluate|evaluation|validate|validation|valid|val|test|predict|infer|inference)(_|$)", re.IGNORECASE)
-NO_GRAD_CALLS = frozenset({"torch.no_grad", "torch.inference_mode"})
 MOVES = frozenset({"to", "cuda", "cpu", "double", "float", "half"})  # ``Net().to(device)`` is still a Net
 TORCH_DROPOUT = frozenset(name for name, op in DROPOUT.items() if op.framework == TORCH)
 
@@ -280,7 +280,7 @@ def _calls_without_gradients(ctx: FileContext) -> set:
 def _turns_gradients_off(ctx: FileContext, expr, function) -> bool:
     call = expr if isinstance(expr, cst.Call) else None
     name = ctx.resolver.resolve(call.func if call is not None else expr, function.scope, 0) or ""
-    return name in NO_GRAD_CALLS
+    return name in GRADIENTS_OFF
 
 
 def _leaves_training_mode(site: CallSite) -> bool:

@@ -158,6 +158,12 @@ TORCH_OPS = (
     Op("torch.kthvalue", "on CUDA", THROWS, _t("kthvalue"), versions=_UPTO_2_9),
 )
 
+# The tensor methods among the ops of any version (``torch.Tensor.index_add_``): the front ends
+# resolve these methods' receivers (``analysis/calls.py``), and match them (``analysis/kernels.py``).
+TENSOR_METHOD = "torch.Tensor."
+TENSOR_OP_METHODS = frozenset(
+    name[len(TENSOR_METHOD):] for op in TORCH_OPS for name in op.names if name.startswith(TENSOR_METHOD))
+
 # Tensor methods whose names other libraries use too (NumPy/pandas ``cumsum``,
 # ``median``, ``put``; Matplotlib ``scatter``; asyncio/MPI ``gather``): matched
 # as methods only when the receiver resolves into torch or the call passes one

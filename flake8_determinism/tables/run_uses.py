@@ -81,6 +81,8 @@ RNG_NAMES = {
 # Methods a framework calls on the objects a run builds (a model's ``forward``, a dataset's
 # ``__getitem__``): what they draw, they draw later, while the run trains.
 MODEL_METHODS = frozenset({"forward", "__call__", "call", "construct"})  # construct: MindSpore's forward
+# Context managers and decorators under which torch computes no gradients.
+GRADIENTS_OFF = frozenset({"torch.no_grad", "torch.inference_mode"})
 DATA_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
 DEFERRED_METHODS = MODEL_METHODS | DATA_METHODS
 

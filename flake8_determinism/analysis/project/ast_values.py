@@ -168,7 +168,8 @@ def integer_receiver(call: ast.Call, resolve) -> bool:
     if not isinstance(receiver, ast.Call) or func.attr not in K.KERNEL_METHODS:
         return False
     inner = receiver.func
-    if isinstance(inner, ast.Attribute) and inner.attr in K.INTEGER_CASTS and not receiver.args and not receiver.keywords:
+    if isinstance(inner, ast.Attribute) and inner.attr in K.INTEGER_CASTS \
+            and not receiver.args and not receiver.keywords:
         return True
     dtype = keyword_value(receiver, "dtype")
     data = receiver.args[0] if receiver.args else keyword_value(receiver, "data")

@@ -140,7 +140,8 @@ _KINDS: Dict[str, Type] = {
 _LETTERS = {kind: letter for letter, kind in _KINDS.items()}
 # What a branch that does not run leaves out: all it does but seeding and importing (its seeds
 # stay: a seed assumed is a report left out, never one made up).
-SKIPPABLE = (Use, Call, Passed, Trains, TrainingMode, Loads, Evaluates, Works, UsesGpu, Kernel, Times, Writes)
+SKIPPABLE = (Use, Call, Passed, Trains, TrainingMode, Loads, Evaluates, Works, UsesGpu, Kernel, Times,
+             Writes)
 
 
 def pack(event) -> tuple:

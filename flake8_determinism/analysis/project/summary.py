@@ -20,7 +20,7 @@ from ...tables import determinism as DM
 from ...tables import seeding as T
 from ...tables.aliases import KNOWN_ROOTS
 from ...tables.rng_draws import TENSOR_METHODS
-from ...tables.run_uses import INIT_PREFIX, INITIALIZES, MODEL_METHODS, PARAMETER_CLASSES, loads_weights
+from ...tables.run_uses import INIT_PREFIX, INITIALIZES, PARAMETER_CLASSES, loads_weights
 from .. import calls as C
 from .. import kernels as K
 from ...tables.entry import RESULT_WRITERS, times_work
@@ -82,7 +82,7 @@ class _Summarizer:
         self.text_defaults: Dict[str, dict] = {}  # body key -> {parameter: its string default}
         # id(node) -> [(parameter, values, runs when equal), ...]: ``if strategy == "random":``
         self.valued: Dict[int, list] = {}
-        self.gradient_free: set = set()  # keys of functions decorated with ``@torch.no_grad()``
+        self.functions: Dict[str, tuple] = {}  # body key -> (its FunctionDef, the scope it is defined in)
         self.conditional: set = set()  # ids of the calls under an ``if`` (a load on a resume path)
         # ids of the calls in a parameter's default (``def f(model=PointNet())``): the object is used
         # only by calls that leave the argument out, so its draws are not the body's uses.
@@ -221,8 +221,7 @@ class _Summarizer:
             key = "%s@%d" % (key, node.lineno)  # redefined: keep both, the name binds the last
         scope.bind(node.name, ("def", "#" + key))
         inner = _Scope("function", scope, key, klass=scope.key if scope.kind == "class" else scope.klass)
-        if any(K.turns_gradients_off(dotted(d.func if isinstance(d, ast.Call) else d)) for d in node.decorator_list):
-            self.gradient_free.add(key)
+        self.functions[key] = (node, scope)
         self.bodies[key] = []
         self.calls[key] = []
         for arg in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
@@ -392,21 +391,19 @@ class _Summarizer:
             yield E.Works(line, col)
         if loads_weights(method):
             yield E.Loads(line, col, id(call) in self.conditional)
+        elif C.to_evaluation_mode(view):
+            yield E.Evaluates(line, col)
         if times_work(name or ""):
             yield E.Times(line, col)
         elif method in RESULT_WRITERS:
             yield E.Writes(line, col)
-        elif C.to_evaluation_mode(view):
-            yield E.Evaluates(line, col)
         if C.uses_gpu(view, self.names_xpu):
             yield E.UsesGpu(line, col)
         imported = C.dynamic_import(name or "", view)
         if imported:
             yield E.Import(line, col, imported)
         if "torch" in self.roots:
-            in_model = (scope.klass is not None and scope.key.rsplit(".", 1)[-1] in MODEL_METHODS
-                        and scope.key not in self.gradient_free)
-            ops = K.ops_any_version(view, integer_receiver(call, resolve), in_model)
+            ops = K.ops_any_version(view, integer_receiver(call, resolve), self._in_model_forward(scope.key))
             if ops:
                 yield E.Kernel(line, col, "%s()" % (dotted(func) or method), ops)
         if any(k.arg in T.EXPLICIT_SEED_KEYWORDS and not is_none(k.value) for k in call.keywords):
@@ -435,6 +432,16 @@ class _Summarizer:
             yield E.Call(line, col, name)
         yield from self._passed(call, scope)
 
+    def _in_model_forward(self, key: str) -> bool:
+        """``kernels.in_model_forward`` for the function whose body ``key`` is (decorators resolved
+        where they are written, in pass 2, once every name is bound)."""
+        found = self.functions.get(key)
+        if found is None:
+            return False
+        node, scope = found
+        decorators = (self.resolve(d.func if isinstance(d, ast.Call) else d, scope) for d in node.decorator_list)
+        return K.in_model_forward(node.name, scope.kind == "class" or scope.klass is not None, decorators)
+
     def _assigned_switches(self, target, value, scope: _Scope) -> tuple:
         """``torch.backends.cudnn.deterministic = True``, ``os.environ["CUBLAS_WORKSPACE_CONFIG"] =
         ":4096:8"``: the switches it turns on; () otherwise."""
@@ -443,7 +450,6 @@ class _Summarizer:
         else:
             name, key = self.resolve(target, scope) or "", None
         return tuple(sorted(C.assigned_switches(name, key, arg_of(value))))
-
 
     def _passed(self, call: ast.Call, scope: _Scope):
         """Functions passed on by name (``fire.Fire(main)``, ``Process(target=worker)``)."""

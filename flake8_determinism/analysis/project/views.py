@@ -8,6 +8,7 @@ import re
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from ...tables import seeding as T
+from .. import calls as C
 from . import summary as S
 from .layout import NO_PROJECT, find_root, forget_files
 from .model import MAX_FILE_EXPANSIONS, Effects, Module, Project, Target, Use
@@ -219,6 +220,10 @@ def _config_files(folder: str, suffixes: Tuple[str, ...], limit: int) -> List[st
     return found[:limit]
 
 
+# The last parts of ``calls.IMPORTERS`` (``import_module``, ``__import__``): what the pre-check looks for.
+_IMPORTER_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in C.IMPORTERS)
+
+
 def imports_project_module(tree: ast.Module, path: str, settings) -> bool:
     """Does a module import (anywhere in it) a module of its project?  A few ``stat`` calls."""
     project = project_for(path, settings)
@@ -248,4 +253,5 @@ def imports_project_module(tree: ast.Module, path: str, settings) -> bool:
         for node in ast.walk(tree)
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
         and isinstance(node.args[0].value, str)
-        and (node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")) == "import_module")
+        and (node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", ""))
+        in _IMPORTER_NAMES)

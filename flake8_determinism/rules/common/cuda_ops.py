@@ -8,9 +8,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 from ..._lazy import cst
 from ...analysis import kernels as K
 from ...analysis.args import MISSING, UNKNOWN, find_arg
-from ...analysis.nodes import dotted_name
 from ...tables import cuda_ops as T
-from ...tables.run_uses import MODEL_METHODS
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ...analysis.context import FileContext
@@ -29,7 +27,7 @@ def condition(arg: Optional[T.Arg], ctx: FileContext, site: CallSite, is_method:
 def calls_raising_op(ctx: FileContext) -> bool:
     """Does the module call an op that raises under ``use_deterministic_algorithms(True)``
     (its condition holding or unknown)?  The fix then turns it on with ``warn_only=True``."""
-    by_name, methods, _, _ = K.op_table(ctx.settings.torch_version)
+    by_name, methods = K.op_table(ctx.settings.torch_version)
     for site in ctx.index.calls:
         for op, is_method in ops_of(ctx, site, by_name, methods):
             if op.group == T.THROWS and condition(op.arg, ctx, site, is_method) != K.NO:
@@ -42,17 +40,26 @@ def first_nondeterministic_op(ctx: FileContext) -> Optional[Tuple[CallSite, T.Op
     outside cuDNN's convolutions (DET303's default case: convolutions alone are DET301/302's), its
     condition holding or unknown; None when the module shows none.  The project modules the run
     calls are the project model's (``Effects.kernel``)."""
-    by_name, methods, _, _ = K.op_table(ctx.settings.torch_version)
+    by_name, methods = K.op_table(ctx.settings.torch_version)
     for site in ctx.index.calls:
         if not ctx.facts.reaches(site.fn) and not (site.fn is not None and site.fn.is_method):
             continue  # a model's methods run when the model is applied
-        for op, is_method in ops_of(ctx, site, by_name, methods):
-            in_model = site.fn is not None and site.fn.is_method and site.fn.name in MODEL_METHODS and not any(
-                K.turns_gradients_off(dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator))
-                for d in site.fn.node.decorators)
+        ops = ops_of(ctx, site, by_name, methods)
+        in_model = bool(ops) and _in_model_forward(ctx, site.fn)
+        for op, is_method in ops:
             if K.counts_for_mode(op, condition(op.arg, ctx, site, is_method), ctx.facts.call(site), in_model):
                 return site, op
     return None
+
+
+def _in_model_forward(ctx: FileContext, fn) -> bool:
+    """``kernels.in_model_forward`` for a function of this module (its decorators resolved where
+    they are written)."""
+    if fn is None or not isinstance(fn.node, cst.FunctionDef):
+        return False
+    decorators = (ctx.resolver.resolve(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator,
+                                       fn.scope, 0) for d in fn.node.decorators)
+    return K.in_model_forward(fn.name, fn.is_method, decorators)
 
 
 def _integer_receiver(ctx: FileContext, site: CallSite) -> bool:

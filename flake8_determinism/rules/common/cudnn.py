@@ -45,16 +45,12 @@ def skipped_by_default(ctx: FileContext, assignment) -> bool:
     """The assignment sits in a branch a run with every option and parameter at its default does
     not take: ``if not args.deterministic: cudnn.benchmark = True`` where ``--deterministic``
     defaults to 1 (the fast, nondeterministic mode a user must ask for)."""
-    from ...analysis.body import scope_body
+    from ...analysis.body import enclosing_ifs
 
-    parents = scope_body(ctx, assignment).parents
-    child, node = assignment.target, parents.get(id(assignment.target))
-    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
-        if isinstance(node, cst.If) and child is not node.test:
-            truth = _default_truth(ctx, node.test, assignment.scope, assignment.order)
-            if truth is not None and truth == (child is node.orelse):
-                return True
-        child, node = node, parents.get(id(node))
+    for branch, in_else in enclosing_ifs(ctx, assignment, assignment.target):
+        truth = _default_truth(ctx, branch.test, assignment.scope, assignment.order)
+        if truth is not None and truth == in_else:
+            return True
     return False
 
 

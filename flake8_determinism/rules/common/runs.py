@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from ...analysis import calls
 from ...analysis.args import MISSING, find_arg
-from ...analysis.body import after_an_exit, only_feeds
+from ...analysis.body import after_an_exit, enclosing_ifs, only_feeds
 from ...tables import data_order as D
 from ...tables import seeding as T
 from ...tables.entry import TRACING_CALLS, TRACING_METHODS
@@ -516,15 +516,8 @@ def _builds_a_parameter(ctx: FileContext, site: CallSite) -> bool:
 
 def _conditional(ctx: FileContext, site: CallSite) -> bool:
     """The call sits under an ``if`` of its function (``if args.resume: model.load_state_dict(...)``)."""
-    from ...analysis.body import scope_body
-
-    parents = scope_body(ctx, site).parents
-    child, node = site.node, parents.get(id(site.node))
-    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
-        if isinstance(node, cst.If) and child is not node.test and not any(node is g for g in ctx.index.main_guards):
-            return True
-        child, node = node, parents.get(id(node))
-    return False
+    return any(not any(branch is guard for guard in ctx.index.main_guards)
+               for branch, _ in enclosing_ifs(ctx, site, site.node))
 
 
 def _none_or_false(value) -> bool:
