@@ -29,7 +29,7 @@ from .loop_body import LoopBody
 from .nodes import names_in, self_attribute
 from .order_free import (
     AT_MOST_ONE, FILLING, builtin_name, carriers, concatenates, equals_at_most_one, formats, guards_single_entry,
-    in_log_line, joins, keyed_by_element, len_compared, mapped_for_effect, order_free_call,
+    in_log_line, is_log_call, joins, keyed_by_element, len_compared, mapped_for_effect, order_free_call,
     sorts_attribute, sorts_name,
 )
 from .scopes import enclosing_class
@@ -65,6 +65,10 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
                 return True
             if order_free_call(ctx, parent, site) or _counted(ctx, parent, site, parents):
                 return False
+            progress_loop = _enumerated_for_progress(ctx, parent, site, parents)
+            if progress_loop is not None:
+                return not _loop_order_free(ctx, progress_loop, site, body or scope_body(ctx, site),
+                                            names_in(progress_loop.target.elements[1].value))
             if mapped_for_effect(parent, current, parents):
                 return False
             if builtin_name(parent, site) in ORDER_PASSING or joins(parent):
@@ -210,6 +214,77 @@ def _counted(ctx, call: cst.Call, site: CallSite, parents) -> bool:
     )
 
 
+def _enumerated_for_progress(ctx, call: cst.Call, site: CallSite, parents) -> Optional[cst.For]:
+    """``for idx, path in enumerate(files):`` whose ``idx`` is read only in progress lines
+    (``if idx % 50 == 0: print(...)``, ``print(idx, len(files))``): the loop over the entries,
+    the position only reported.  None for any other use of the position."""
+    if builtin_name(call, site) != "enumerate":
+        return None
+    body = scope_body(ctx, site)
+    loop = body.parents.get(id(call))
+    if not isinstance(loop, cst.For) or loop.iter is not call:
+        return None
+    target = loop.target
+    if not (isinstance(target, cst.Tuple) and len(target.elements) == 2
+            and isinstance(target.elements[0].value, cst.Name)):
+        return None
+    index = target.elements[0].value.value
+    for node in body.nodes:
+        if isinstance(node, cst.Name) and node.value == index and body.inside(node, loop.body):
+            if not (in_log_line(node, body.parents, site) or _in_progress_test(node, body, site)):
+                return None
+    return loop
+
+
+def _in_progress_test(node, body: ScopeBody, site: CallSite) -> bool:
+    """``node`` is read in the test of an ``if`` whose body only logs."""
+    current = body.parents.get(id(node))
+    while current is not None and not isinstance(current, cst.BaseStatement):
+        current = body.parents.get(id(current))
+    if not isinstance(current, cst.If) or current.orelse is not None or not body.inside(node, current.test):
+        return False
+    for stmt in current.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+                    and is_log_call(small.value, site)):
+                return False
+    return True
+
+
+def _indexed_by_range_loop(ctx, node: cst.Name, body: ScopeBody, site: CallSite) -> Optional[cst.For]:
+    """``files[i]`` inside ``for i in range(len(files)):`` (or ``range(0, len(files))``): the
+    loop visits the entries one by one, as ``for f in files`` would.  The loop, else None."""
+    subscript = body.parents.get(id(node))
+    if not isinstance(subscript, cst.Subscript) or subscript.value is not node or len(subscript.slice) != 1:
+        return None
+    key = subscript.slice[0].slice
+    if not (isinstance(key, cst.Index) and isinstance(key.value, cst.Name)):
+        return None
+    current = body.parents.get(id(subscript))
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+        if isinstance(current, cst.For) and isinstance(current.target, cst.Name) \
+                and current.target.value == key.value.value and _ranges_over(current.iter, node.value, site):
+            return current
+        current = body.parents.get(id(current))
+    return None
+
+
+def _ranges_over(expr, name: str, site: CallSite) -> bool:
+    """``range(len(name))`` or ``range(0, len(name))``."""
+    if not (isinstance(expr, cst.Call) and builtin_name(expr, site) == "range" and expr.args):
+        return False
+    args = [a.value for a in expr.args]
+    if len(args) == 2 and not (isinstance(args[0], cst.Integer) and args[0].value == "0"):
+        return False
+    last = args[-1]
+    return (
+        len(args) <= 2 and isinstance(last, cst.Call) and builtin_name(last, site) == "len" and len(last.args) == 1
+        and isinstance(last.args[0].value, cst.Name) and last.args[0].value.value == name
+    )
+
+
 class _MethodSite:
     """A method's body, placed as ``scope_body`` expects a site."""
 
@@ -260,6 +335,7 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
     try:
         loaded = False
         single = []  # ``if len(paths) == 1: load(paths[0])``: blocks that see at most one entry
+        visited_loops = set()  # ``for i in range(len(paths))`` loops already judged
         for node in body.nodes[body.position[id(assign)] + 1:]:
             if isinstance(node, cst.Call) and sorts_name(node, name):
                 return False  # sorted before any use that takes the order
@@ -279,6 +355,13 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
             if parent is None or isinstance(parent, (cst.AssignTarget, cst.Param)):
                 continue
             loaded = True
+            range_loop = _indexed_by_range_loop(ctx, node, body, site)
+            if range_loop is not None:
+                if id(range_loop) not in visited_loops:
+                    visited_loops.add(id(range_loop))
+                    if not _loop_order_free(ctx, range_loop, site, body, {name}):
+                        return True
+                continue
             if order_used(ctx, node, site, body):
                 return True
         # Never read here: it may be read elsewhere (a module attribute, a return), so assume it is.
@@ -292,11 +375,13 @@ def loop_order_used(ctx, loop: cst.For, site: CallSite) -> bool:
     return not _loop_order_free(ctx, loop, site, scope_body(ctx, site))
 
 
-def _loop_order_free(ctx, loop: cst.For, site: CallSite, body: ScopeBody) -> bool:
+def _loop_order_free(ctx, loop: cst.For, site: CallSite, body: ScopeBody, entries=None) -> bool:
     """Does every iteration do work whose result does not depend on the order of the others?
     Lists it fills in iteration order must not be used in that order afterwards (sorted,
-    fed to a set, counted...)."""
-    checker = LoopBody(loop, names_in(loop.target), site, body, per_entry=not ctx.settings.strict)
+    fed to a set, counted...).  ``entries``: the names that stand for the entry, when not the
+    loop's target (an ``enumerate``'s entry, ``files`` in ``files[i]``)."""
+    targets = names_in(loop.target) if entries is None else set(entries)
+    checker = LoopBody(loop, targets, site, body, per_entry=not ctx.settings.strict)
     if checker.walk_sorted():
         return True  # os.walk with ``dirs.sort()`` and the files sorted: a fixed traversal
     if not checker.order_free(loop.body):

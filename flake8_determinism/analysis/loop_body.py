@@ -24,6 +24,14 @@ if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from .index import CallSite
 
 
+# Calls that open or spell the path they are given: ``open(p)``, ``str(p)``, ``Path(p)``.
+_PATH_WRAPPERS = frozenset({"open", "str", "Path", "pathlib.Path", "os.fspath"})
+
+
+# Calls that open the file at the path they are given first.
+_OPENERS = frozenset({"open", "FileIO", "File", "ZipFile", "TarFile", "SummaryWriter", "Writer"})
+
+
 class LoopBody:
     """Classifies the statements of a loop over an unordered collection."""
 
@@ -34,6 +42,7 @@ class LoopBody:
         self.appended_attributes: Set[str] = set()  # ``self.<name>`` lists filled so
         self.fresh: Set[str] = set()  # names assigned in the body: new in every iteration
         self.handles: Set[str] = set()  # files opened at a path made from the entry
+        self.paths: Set[str] = set()  # names holding a path made from the entry
 
     def walk_sorted(self) -> bool:
         """``for top, dirs, files in os.walk(...)`` that sorts ``dirs`` and ``files``."""
@@ -60,7 +69,7 @@ class LoopBody:
             return self.order_free(stmt.body) and (stmt.orelse is None or self.else_branch(stmt.orelse))
         if isinstance(stmt, cst.With):
             for item in stmt.items:  # ``with open(out / f"{name}.json", "w") as fh:`` -- a file per entry
-                if item.asname is not None and self._per_entry_path(item.item):
+                if item.asname is not None and self._opens_per_entry(item.item):
                     self.handles |= names_in(item.asname.name)
             return self.order_free(stmt.body)
         if isinstance(stmt, cst.Try):
@@ -134,28 +143,44 @@ class LoopBody:
         # One output per entry, named after it, whatever the order: ``fh.write(...)`` on a file
         # opened at a path made from the entry, ``json.dump(x, fh)`` into one, ``np.save(path, x)``.
         if method in CONTENT_WRITERS:
-            return receiver in self.handles or any(dotted_name(a.value) in self.handles for a in call.args[1:2])
+            # ``fh.write(...)``, ``json.dump(x, fh)`` into a per-entry file, or a writer given the
+            # entry's own path (``wavfile.write(os.path.join(out, name), ...)``).
+            return (
+                receiver in self.handles
+                or any(dotted_name(a.value) in self.handles for a in call.args[1:2])
+                # a module's ``write(path, ...)``; a file's ``write`` takes the content only
+                or (method == "write" and len(call.args) >= 2 and self._per_entry_path(call.args[0].value))
+            )
         if method in PER_ENTRY_WRITERS:
             return any(self._per_entry_path(arg.value) for arg in call.args[:2])
         return self.per_entry and self._processes_the_entry(call, method)
 
     def _processes_the_entry(self, call: cst.Call, method: str) -> bool:
-        """``process(path)``, ``convert(name, out_dir)`` with the result dropped: work on this
-        entry alone (default mode; strict mode assumes any call may keep an order).  Not a call
-        that feeds state kept across entries in order: training, updating, writing, loading."""
-        if method in ORDER_KEEPING_METHODS or method.startswith(ORDER_KEEPING_PREFIXES):
-            return False
-        return any(self.targets & names_in(arg.value) for arg in call.args)
+        """``process(path)``, ``convert(name, out_dir)``, ``pbar.update()``... with the result
+        dropped: in default mode a call is work on this entry alone unless it is seen to feed
+        state kept across entries in order (training, updating, writing, loading): an unknown
+        link is quiet.  Strict mode assumes any call may keep an order."""
+        return not (method in ORDER_KEEPING_METHODS or method.startswith(ORDER_KEEPING_PREFIXES))
 
     def _per_entry_path(self, expr) -> bool:
         """A path built from the entry (``os.path.join(out, name)``, ``f"{out}/{name}.npy"``,
         ``out / name``), or an ``open`` of one: it names one output per entry."""
-        if isinstance(expr, cst.Call) and dotted_name(expr.func) == "open" and expr.args:
+        if isinstance(expr, cst.Call) and dotted_name(expr.func) in _PATH_WRAPPERS and expr.args:
             expr = expr.args[0].value
+        if isinstance(expr, cst.Name) and expr.value in self.paths:
+            return True
         path_like = isinstance(expr, (cst.FormattedString, cst.BinaryOperation)) or (
             isinstance(expr, cst.Call) and dotted_name(expr.func).rsplit(".", 1)[-1] in PATH_BUILDERS
         )
         return path_like and bool(self.targets & names_in(expr))
+
+    def _opens_per_entry(self, expr) -> bool:
+        """``open(path)``, ``codecs.open(path, "w")``, ``io.FileIO(path, "w")``, ``h5py.File(path)``
+        at a path made from the entry: a handle on that entry's own file."""
+        return (
+            isinstance(expr, cst.Call) and bool(expr.args) and expr.args[0].keyword is None
+            and dotted_name(expr.func).rsplit(".", 1)[-1] in _OPENERS and self._per_entry_path(expr.args[0].value)
+        )
 
     def _keyed_by_entry(self, expr) -> bool:
         """``index[name]``: a subscript keyed by the element (not by its position)."""
@@ -171,6 +196,10 @@ class LoopBody:
             # ``index[name] = load(name)``: keyed by the element, not by its position.
             return self._keyed_by_entry(target) and not uses_position(value, dotted_name(target.value))
         if isinstance(target, cst.Name):
+            if self._per_entry_path(value):
+                self.paths.add(target.value)  # ``out_path = os.path.join(out, name)``: a path per entry
+            if self._opens_per_entry(value):
+                self.handles.add(target.value)  # ``fw = open(os.path.join(out, name), "w")``: a file per entry
             self.targets.add(target.value)  # derived from the element
             self.fresh.add(target.value)
             # A temporary of this iteration; one read after the loop keeps the last

@@ -29,7 +29,11 @@ class UnsortedListing(Rule):
     not when it is sorted before its order is used, nor when it is only counted
     (``len``), tested (``in``, ``if files:``), fed to ``set(...)``/``min``/``max``,
     logged, or looped over doing per-entry work only (a dict keyed by the entry,
-    file operations, lists sorted afterwards).  Not in ``setup.py`` and other
+    file operations, an output named after the entry, lists sorted afterwards;
+    a loop by ``enumerate`` or ``range(len(...))`` whose position is only
+    reported).  Default mode takes a call in the loop's body for per-entry work
+    unless it is seen to keep state across entries (training, updating, writing
+    to one shared file, loading); strict mode assumes any call may.  Not in ``setup.py`` and other
     build scripts (modules importing setuptools/distutils).
 
     Why it matters: listings come in file-system order, which differs between

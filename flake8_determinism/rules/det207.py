@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional
 from .._lazy import cst
 from ..analysis.nodes import dotted_name, named_parameters
 from ..analysis.flow import comprehension_of, loop_order_used, order_used
+from ..analysis.hash_order import set_in_order_taking_place, set_variable_taken
 from ..analysis.order_free import builtin_name, set_held_by
 from ..analysis.scopes import lookup
 from ..tables.data_order import ORDER_TAKING
@@ -23,43 +24,6 @@ _MESSAGE = (
 _SETS = ("set", "frozenset")
 # A set (call or display) right inside an order-taking call or after ``in``,
 # or a variable assigned from ``set()``/``frozenset()``.
-# Pre-check shapes.  Each search is anchored on a literal (``in``, ``(``, ``=``)
-# and confirmed by a short look-behind: Python's ``re`` is slow with patterns
-# that start with alternatives or ``\b``.
-_SET_AFTER = re.compile(r"(in|\()[\s(]*(?:\{|(?:set|frozenset)\s*\()")  # in set(..., list({...
-_TAKER_BEFORE = re.compile(r"\b(?:list|tuple|enumerate|zip|iter|join)$")
-_FOR_BEFORE = re.compile(r"\bfor\b[^:]*$")
-_SET_ASSIGNED = re.compile(r"=[ \t]*(?:set|frozenset)[ \t]*\(")
-_NAME_BEFORE = re.compile(r"(\w+)\s*(?::[^=\n]*)?:?$")
-_TAKEN_NAME = re.compile(r"(?:list|tuple|enumerate|zip|iter|join)\(\s*(\w+)\s*[,)]")
-_LOOPED_NAME = re.compile(r"for [^\n:]*? in (\w+)\s*:")
-
-
-def _set_in_order_taking_place(text: str) -> bool:
-    """``list(set(...))``, ``"".join({...})``, ``for x in set(...)``, comprehension over a set."""
-    for match in _SET_AFTER.finditer(text):
-        start = match.start()
-        if match.group(1) == "(":
-            if _TAKER_BEFORE.search(text, max(0, start - 12), start):
-                return True
-        elif (start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_")) and _FOR_BEFORE.search(
-            text, max(0, start - 300), start
-        ):
-            return True
-    return False
-
-
-def _set_variable_taken(text: str) -> bool:
-    """``unique = set(...)`` and ``list(unique)`` or ``for x in unique:`` somewhere."""
-    holders = set()
-    for match in _SET_ASSIGNED.finditer(text):
-        name = _NAME_BEFORE.search(text, max(0, match.start() - 120), match.start())
-        if name:
-            holders.add(name.group(1))
-    return bool(holders) and not (
-        holders.isdisjoint(_TAKEN_NAME.findall(text)) and holders.isdisjoint(_LOOPED_NAME.findall(text)))
-
-
 class OrderFromSet(Rule):
     """DET207: an order taken from a set whose order can differ between processes.
 
@@ -116,7 +80,7 @@ class OrderFromSet(Rule):
 
     def might_fire(self, text, settings) -> bool:
         # ``set`` is everywhere; look for the shapes this rule reports instead.
-        return _set_in_order_taking_place(text.text) or _set_variable_taken(text.text)
+        return set_in_order_taking_place(text.text) or set_variable_taken(text.text)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         sets = [site for site in ctx.index.calls if builtin_name(site.node, site) in _SETS]

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ..analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ..analysis.hash_order import may_depend_on_hash_order
 from ..analysis.switches import environ_update_items, subscript_key
 from ..tables.data_order import HASH_SEED_VARIABLE
 from .common.base import Report, Rule
@@ -25,6 +26,9 @@ class HashSeedSetInProcess(Rule):
 
     Why it matters: the interpreter reads it once at start-up; setting it later
     changes nothing for this process, yet looks like the problem was handled.
+    Default mode reports it only in a module that depends on string hashes (it
+    takes an order from a set, or calls ``hash()``): elsewhere the line changes no
+    rerun (a dependence in another module is not seen: strict mode reports).
 
     Fix: set it where the process is launched (``PYTHONHASHSEED=0 python train.py``)
     and avoid depending on set order.
@@ -32,7 +36,7 @@ class HashSeedSetInProcess(Rule):
 
     code = "DET208"
     triggers = frozenset({HASH_SEED_VARIABLE})
-    invalid = ("import os\nos.environ['PYTHONHASHSEED'] = '0'\n",)
+    invalid = ("import os\nos.environ['PYTHONHASHSEED'] = '0'\nclasses = list(set(names))\n",)
     valid = ("import os\nos.environ['CUBLAS_WORKSPACE_CONFIG'] = ':4096:8'\n", "seed = 'PYTHONHASHSEED'\n")
     sources = (
         (
@@ -53,6 +57,8 @@ class HashSeedSetInProcess(Rule):
     )
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
+        if not ctx.settings.strict and not may_depend_on_hash_order(ctx.module.code):
+            return  # nothing here depends on string hashes: the line changes no rerun
         for assignment in ctx.index.assignments:
             target = assignment.target
             key = subscript_key(target)
