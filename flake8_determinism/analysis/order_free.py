@@ -180,18 +180,33 @@ def guards_single_entry(node, name: str) -> bool:
     return False
 
 
+def guarded_to_one_entry(body, use, subject) -> bool:
+    """Before ``use`` in this scope, the program stops unless ``subject`` (a name or an
+    expression) holds one entry: ``assert len(s) == 1``, ``if len(set(xs)) != 1: raise``."""
+    position = body.position.get(id(use))
+    if position is None:
+        return False
+    return any(guards_single_entry(node, subject) for node in body.nodes[:position]
+               if isinstance(node, (cst.Assert, cst.If)))
+
+
 # ``len(x) <op> <number>`` tests true exactly when x holds at most one entry / more than one.
 # (Operators by class name: libcst is imported only when a file is analysed.)
 AT_MOST_ONE = {"Equal": (0, 1), "LessThanEqual": (0, 1), "LessThan": (1, 2)}
 _MORE_THAN_ONE = {"NotEqual": (1,), "GreaterThan": (1,), "GreaterThanEqual": (2,)}
 
 
-def len_compared(test, name: str, operators) -> bool:
+def len_compared(test, name, operators) -> bool:
+    """``len(name) <op> <number>``; ``name`` a variable's name or an expression (``set(xs)``)."""
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
     left, target = test.left, test.comparisons[0]
     if not (isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "len"
-            and len(left.args) == 1 and isinstance(left.args[0].value, cst.Name) and left.args[0].value.value == name):
+            and len(left.args) == 1):
+        return False
+    measured = left.args[0].value
+    if not (isinstance(measured, cst.Name) and measured.value == name if isinstance(name, str)
+            else measured.deep_equals(name)):
         return False
     numbers = operators.get(type(target.operator).__name__, ())
     return isinstance(target.comparator, cst.Integer) and int(target.comparator.value) in numbers

@@ -7,7 +7,8 @@ from .._lazy import cst
 from ..analysis.nodes import dotted_name, named_parameters
 from ..analysis.flow import comprehension_of, loop_order_used, order_used
 from ..analysis.hash_order import set_in_order_taking_place, set_variable_taken
-from ..analysis.order_free import builtin_name, set_held_by
+from ..analysis.body import scope_body
+from ..analysis.order_free import builtin_name, guarded_to_one_entry, set_held_by
 from ..analysis.scopes import lookup
 from ..tables.data_order import ORDER_TAKING
 from .common import edits
@@ -85,7 +86,9 @@ class OrderFromSet(Rule):
     def check(self, ctx: FileContext) -> Iterator[Report]:
         sets = [site for site in ctx.index.calls if builtin_name(site.node, site) in _SETS]
         for site in sets + ctx.index.set_displays:
-            if not hash_stable(site.node, site) and self._order_taken(ctx, site.node, site):
+            if hash_stable(site.node, site) or _one_entry(ctx, site, site.node):
+                continue
+            if self._order_taken(ctx, site.node, site):
                 yield Report(site.node, "%s %s" % (_describe(site.node), _MESSAGE), fix=_sorted_fix(ctx, site.node))
         yield from self._set_variables(ctx)
         yield from self._loops_over_set_variables(ctx)
@@ -136,6 +139,8 @@ class OrderFromSet(Rule):
                 continue  # a variable holding set(...)/frozenset(...) of unknown elements
             if carries and not order_used(ctx, call, site):
                 continue
+            if _one_entry(ctx, site, call.args[0].value.value):
+                continue
             yield Report(call, "%s(%s) %s" % (ctx.spelling(site), call.args[0].value.value, _MESSAGE),
                          fix=_sorted_fix(ctx, call.args[0].value, held, call))
 
@@ -155,6 +160,12 @@ class OrderFromSet(Rule):
                 continue
             yield Report(loop.iter, "for ... in %s %s" % (loop.iter.value, _MESSAGE),
                          fix=_sorted_fix(ctx, loop.iter, held))
+
+
+def _one_entry(ctx: FileContext, site: CallSite, subject) -> bool:
+    """The program stops before here unless the set holds one entry (``assert len(s) == 1``):
+    one order only."""
+    return guarded_to_one_entry(scope_body(ctx, site), site.node, subject)
 
 
 # Calls that hand the set's order on unchanged: where it goes decides.
