@@ -12,9 +12,9 @@ Drift is a failing test, except the cases listed in ``KNOWN_DRIFT`` and ``KNOWN_
 each a strict xfail, so a fixed case must leave the list.
 Their causes, by group: run-level rules still judged on the entry file alone (DET100's late
 Trainer seeding and new heads, DET109's ``--seed`` option, DET203/DET210's shuffles and MindSpore
-workers, DET403's evaluation case, DET301's evaluation-only run), switches the summaries do not
+workers, DET403's evaluation case, DET301's evaluation-only run and benchmark), switches the summaries do not
 read (``Trainer.from_argparse_args(deterministic=True)``, mmengine's ``randomness=``), self-tests
-recognised by the entry file's shape, and module-level draws that become a helper's import-time
+and viewers recognised by the entry file's shape and calls, and module-level draws that become a helper's import-time
 code.  Read through the summaries since: the nondeterministic CUDA ops (``analysis/kernels.py``),
 DET110's resume and seeding-after-restore (checkpoint letters ``T``/``O``), a benchmark's timing
 (``Times``/``Writes`` events).
@@ -44,6 +44,8 @@ KNOWN_DRIFT = {
     ("det104/self_test_main.py", "default"): "lost DET104; gained DET100",
     ("det104/self_test_main.py", "strict"): "gained DET100",
     ("det104/self_test_shapes.py", "default"): "gained DET104",
+    ("det104/speed_simple.py", "default"): "gained DET301",
+    ("det104/viewer.py", "default"): "gained DET102",
     ("det104/spawned_workers.py", "default"): "lost DET104",
     ("det105/drawn_and_hashed_seeds.py", "default"): "lost DET109; gained DET101",
     ("det105/drawn_seed_any_name.py", "default"): "lost DET105",

@@ -19,7 +19,9 @@ import re
 from typing import Set
 
 from .._lazy import cst
-from ..tables.entry import BENCHMARK_FOLDERS, BENCHMARK_NAME, RESULT_WRITERS, times_work
+from ..tables.entry import (
+    BENCHMARK_FOLDERS, BENCHMARK_NAME, DISPLAY_METHODS, DISPLAYS, RESULT_WRITERS, times_work,
+)
 from ..tables.rng_draws import RANDOM_INPUTS, TENSOR_METHODS
 from .nodes import calls_in
 
@@ -105,10 +107,11 @@ def _draws_input(facts, site) -> bool:
 
 
 def is_benchmark(facts, filename: str) -> bool:
-    """A timing benchmark (docs/contract.md "Programs nobody reruns for their numbers"): named so
-    (``bench_gcn.py``), under a ``benchmarks/`` folder, or a script whose run times its work
-    (``time.perf_counter``, ``timeit``, ``torch.utils.benchmark``) and neither trains nor saves a
-    result: its output is a time, which no seed makes repeatable."""
+    """A program nobody reruns for its numbers: a timing benchmark, named so (``bench_gcn.py``,
+    ``speed_test.py``), under a ``benchmarks/`` folder, or a script whose run times its work
+    (``time.perf_counter``, ``timeit``, ``torch.utils.benchmark``) -- its output is a time, which
+    no seed makes repeatable; or a viewer whose only output is a picture shown on the screen.
+    Neither trains nor saves a result."""
     parts = re.split(r"[\\/]", filename or "")
     name = parts[-1].rsplit(".", 1)[0] if parts else ""
     if BENCHMARK_NAME.search(name) or any(part.lower() in BENCHMARK_FOLDERS for part in parts[:-1]):
@@ -121,4 +124,30 @@ def is_benchmark(facts, filename: str) -> bool:
         effects = facts.project_effects(facts.qualname(site), site.method_name or "", site)
         if effects is not None:
             times, writes, trains = times or effects.times, writes or effects.writes, trains or effects.trains
-    return times and not writes and not trains and not facts.trains()
+    if writes or trains or facts.trains():
+        return False
+    return times or _only_shows(facts, reached)
+
+
+def _only_shows(facts, reached) -> bool:
+    """The run shows a picture (``plt.show()``, ``cv2.imshow``) and prints nothing but constants
+    and shapes: a viewer, whose output is on the screen (the caller has checked that it neither
+    trains nor writes a result)."""
+    shows = False
+    for site in reached:
+        name = facts.qualname(site) or ""
+        if name in DISPLAYS or (site.method_name in DISPLAY_METHODS and name.startswith(("matplotlib", "cv2"))):
+            shows = True
+        elif site.method_name in DISPLAY_METHODS and not name and _plotting_receiver(site):
+            shows = True
+    if not shows:
+        return False
+    prints = [site for site in reached if isinstance(site.node.func, cst.Name) and site.node.func.value == "print"]
+    return all(_shape_like(arg.value) for site in prints for arg in site.node.args)
+
+
+def _plotting_receiver(site) -> bool:
+    """``plt.imshow(...)``, ``ax.imshow(...)``, ``fig.show()``: a figure or its axes."""
+    func = site.node.func
+    receiver = func.value if isinstance(func, cst.Attribute) else None
+    return isinstance(receiver, cst.Name) and receiver.value in ("plt", "ax", "axes", "fig", "figure", "pylab")

@@ -43,7 +43,8 @@ class CudnnBenchmark(Rule):
     which skips the benchmarking (one report per module, since that one switch covers every
     call; not under ``if flag:`` where the parameter ``flag`` defaults to off).  Default mode
     leaves out the entry modules whose run only evaluates or predicts (the autotuner moves their
-    outputs by rounding, no training differs by it), and a switch in a branch a run with its
+    outputs by rounding, no training differs by it), timing benchmarks and viewers (a time or a
+    picture on the screen is no result), and a switch in a branch a run with its
     options at their defaults does not take (``if not args.deterministic:`` with
     ``--deterministic`` defaulting to 1); strict reports them.
 
@@ -104,8 +105,8 @@ class CudnnBenchmark(Rule):
             or ("compile" in text and text.search(_AUTOTUNE_MODE))
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
-        if not ctx.settings.strict and _evaluation_run(ctx):
-            return
+        if not ctx.settings.strict and (_evaluation_run(ctx) or ctx.facts.is_benchmark):
+            return  # outputs moved by rounding only, or a time / a picture: no rerun's result
         for assignment, how in flag_assignments(ctx, CUDNN_BENCHMARK, True, defaults=True):
             if how:  # a value the run can choose: only its default is known
                 advice = "set it to False whatever the seed" if how.startswith("it is") else "default it to False"

@@ -74,11 +74,18 @@ WORK_FUNCTIONS = frozenset({"print", "pprint.pprint", "tqdm.tqdm.write", "torch.
 # Timing benchmarks (docs/contract.md "Programs nobody reruns for their numbers"): named so
 # (``training_benchmark.py``, ``bench_gcn.py``), under a ``benchmarks/`` folder, or timing their work
 # with these and neither training nor saving a result.
-BENCHMARK_NAME = re.compile(r"(^|[_-])bench(mark)?s?([_-]|$)", re.IGNORECASE)
+BENCHMARK_NAME = re.compile(r"(^|[_-])(bench(mark)?s?|speed|latency|fps|throughput)([_-]|$)", re.IGNORECASE)
 BENCHMARK_FOLDERS = frozenset({"benchmark", "benchmarks", "bench"})
 TIMERS = frozenset({"time.perf_counter", "time.perf_counter_ns", "timeit.timeit", "timeit.repeat",
                     "timeit.default_timer", "timeit.Timer", "torch.cuda.Event"})
 TIMER_PREFIXES = ("torch.utils.benchmark.", "triton.testing.do_bench")
+
+# A run whose only output is a picture on the screen (and constants or shapes printed): a viewer
+# or a visual demo, nobody reruns it for numbers ("Default mode reports facts about reruns": a
+# shown picture is no result).  By qualified name, and methods of a plotting or GUI object.
+DISPLAYS = frozenset({"matplotlib.pyplot.show", "cv2.imshow", "cv2.waitKey", "mayavi.mlab.show",
+                      "open3d.visualization.draw_geometries"})
+DISPLAY_METHODS = frozenset({"imshow", "show"})
 
 
 def times_work(name: str) -> bool:
