@@ -250,12 +250,12 @@ def test_a_symlink_loop_in_the_project(tmp_path):
 
 def test_a_file_linked_into_other_folders_is_reported_once(tmp_path):
     """Recipe folders that symlink one shared helper: judged where it lives, once."""
-    write(tmp_path, {"setup.cfg": "", "shared/prepare.py": "import glob\n\nFILES = glob.glob('*.wav')\n"})
+    write(tmp_path, {"setup.cfg": "", "shared/prepare.py": "import glob\n\nFILES = glob.glob('*.wav')\nFIRST = FILES[0]\n"})
     (tmp_path / "recipe_a").mkdir()
     os.symlink(tmp_path / "shared" / "prepare.py", tmp_path / "recipe_a" / "prepare.py")
     os.symlink(tmp_path / "shared", tmp_path / "recipe_b")
     outside = tmp_path.parent / (tmp_path.name + "_elsewhere.py")
-    outside.write_text("import glob\n\nFILES = glob.glob('*.wav')\n")
+    outside.write_text("import glob\n\nFILES = glob.glob('*.wav')\nFIRST = FILES[0]\n")
     os.symlink(outside, tmp_path / "from_outside.py")
     run = subprocess.run([sys.executable, "-m", "flake8", "--select=DET", "."],
                          cwd=tmp_path, capture_output=True, text=True, env=fresh_environment())
@@ -269,7 +269,7 @@ def test_a_file_linked_into_other_folders_is_reported_once(tmp_path):
 
 
 def test_determinism_fix_skips_a_linked_copy(tmp_path):
-    write(tmp_path, {"setup.cfg": "", "shared/prepare.py": "import glob\n\nFILES = glob.glob('*.wav')\n"})
+    write(tmp_path, {"setup.cfg": "", "shared/prepare.py": "import glob\n\nFILES = glob.glob('*.wav')\nFIRST = FILES[0]\n"})
     (tmp_path / "recipe").mkdir()
     os.symlink(tmp_path / "shared" / "prepare.py", tmp_path / "recipe" / "prepare.py")
     run = subprocess.run([sys.executable, "-m", "flake8_determinism.fix", "--diff", "."], cwd=tmp_path,

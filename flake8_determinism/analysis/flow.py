@@ -364,10 +364,29 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
                 continue
             if order_used(ctx, node, site, body):
                 return True
-        # Never read here: it may be read elsewhere (a module attribute, a return), so assume it is.
-        return not loaded
+        if loaded:
+            return False
+        # Never read here.  A function's own local is gone, its order reaches nothing; a module's
+        # global may be read by an importer (unknown: strict mode only); a parameter or a global
+        # filled here is read by the caller.
+        if site.fn is None:
+            return ctx.settings.strict
+        return not _own_local(site.fn.node, name, body)
     finally:
         body.following.discard(key)
+
+
+def _own_local(function, name: str, body: ScopeBody) -> bool:
+    """``name`` is a local of ``function``: not a parameter, nor declared global or nonlocal."""
+    params = function.params
+    every = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    if any(param.name.value == name for param in every):
+        return False
+    return not any(
+        isinstance(node, (cst.Global, cst.Nonlocal)) and any(n.name.value == name for n in node.names)
+        for node in body.nodes
+    )
 
 
 def loop_order_used(ctx, loop: cst.For, site: CallSite) -> bool:

@@ -50,7 +50,10 @@ class OrderFromSet(Rule):
     fixes = "sometimes"
     triggers = frozenset({"set", "frozenset"})
     cross_module = True  # an entry module taking an order from a set a project function returns
-    invalid = ("labels = ['a', 'b']\nclasses = list(set(labels))\n", "for x in {'a', 'b'}:\n    model.fit(x)\n")
+    invalid = (
+        "labels = ['a', 'b']\nclasses = list(set(labels))\nclass_to_idx = {c: i for i, c in enumerate(classes)}\n",
+        "for x in {'a', 'b'}:\n    model.fit(x)\n",
+    )
     valid = (
         "labels = ['a', 'b']\nclasses = sorted(set(labels))\nn = len(set(labels))\n",
         "ids = list({int(k) for k in ['1', '2']})\n",
