@@ -220,20 +220,28 @@ def sorts_name(call: cst.Call, name: str) -> bool:
 def _sorted_names(call: cst.Call) -> Set[str]:
     """The variables a call sorts: ``name.sort(...)``, or the names in ``sorted()``'s first argument."""
     func = call.func
+    if _is_sorter(func):
+        return names_in(call.args[0].value) if call.args else set()
     if isinstance(func, cst.Attribute) and func.attr.value == "sort" and isinstance(func.value, cst.Name):
         return {func.value.value}
-    if isinstance(func, cst.Name) and func.value == "sorted" and call.args:
-        return names_in(call.args[0].value)
     return set()
+
+
+# How the sorting functions are spelled where they are called: ``sorted``, ``np.sort``,
+# ``natsorted`` (their qualified names: ``tables.data_order.SORTING_CONSUMERS``).
+_SORTERS = frozenset({"sorted", "np.sort", "numpy.sort", "natsorted", "natsort.natsorted", "os_sorted"})
+
+
+def _is_sorter(func) -> bool:
+    return dotted_name(func) in _SORTERS
 
 
 def sorts_attribute(call: cst.Call, attribute: str) -> bool:
     func = call.func
+    if _is_sorter(func):
+        return bool(call.args) and self_attribute(call.args[0].value) == attribute
     if isinstance(func, cst.Attribute) and func.attr.value == "sort":
         return self_attribute(func.value) == attribute
-    if isinstance(func, cst.Name) and func.value == "sorted" and call.args:
-        first = call.args[0].value
-        return self_attribute(first) == attribute
     return False
 
 
