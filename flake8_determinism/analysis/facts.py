@@ -391,6 +391,8 @@ class ModuleFacts:
         where it is not, default mode is quiet and strict mode judges the module as an entry."""
         if not (self.index.main_guards or self.index.module_work):
             return False
+        if not self.index.module_work and not main_block_calls(self.index):
+            return False  # ``if __name__ == "__main__": pass``: nothing runs, nothing is started
         if self._works is None:
             self._works = self.settings.strict or self.does_work()
         return self._works

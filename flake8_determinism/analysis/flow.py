@@ -354,6 +354,8 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
             parent = body.parents.get(id(node))
             if parent is None or isinstance(parent, (cst.AssignTarget, cst.Param)):
                 continue
+            if _still_filled(node, parent, body) or _assigned_to_itself(node, parent, name):
+                continue  # ``files.append(d)``, ``files.remove("3")``, ``files = files``: the list is being built
             loaded = True
             range_loop = _indexed_by_range_loop(ctx, node, body, site)
             if range_loop is not None:
@@ -374,6 +376,24 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
         return not _own_local(site.fn.node, name, body)
     finally:
         body.following.discard(key)
+
+
+# List methods that add or remove entries: the list is being built, its order not yet taken.
+_BUILDING = FILLING + ("remove",)
+
+
+def _still_filled(node, parent, body: ScopeBody) -> bool:
+    """``name.append(x)`` / ``name.extend(xs)`` / ``name.remove(x)`` called as a statement."""
+    if not (isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in _BUILDING):
+        return False
+    call = body.parents.get(id(parent))
+    return isinstance(call, cst.Call) and call.func is parent and isinstance(body.parents.get(id(call)), cst.Expr)
+
+
+def _assigned_to_itself(node, parent, name: str) -> bool:
+    """``files = files``: the same list under the same name."""
+    return isinstance(parent, cst.Assign) and parent.value is node and all(
+        isinstance(t.target, cst.Name) and t.target.value == name for t in parent.targets)
 
 
 def _own_local(function, name: str, body: ScopeBody) -> bool:

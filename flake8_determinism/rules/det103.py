@@ -143,7 +143,7 @@ class UnseededRngObject(Rule):
                 seed = find_arg(site.node, keyword, position)
                 if seed is UNKNOWN or (seed is not MISSING and not is_none(seed)):
                     continue
-            if _seeded_by_its_class(ctx, site):
+            if _seeded_by_its_class(ctx, site) or _seeded_after(ctx, site):
                 continue
             keyword, position = UNSEEDED_CONSTRUCTORS.get(name, ("seed", 0))
             example = "%s(%sSEED)" % (ctx.spelling(site), "" if position == 0 else keyword + "=")
@@ -204,6 +204,23 @@ class UnseededRngObject(Rule):
                 " — call reset(seed=SEED) once, at the first reset" % ctx.spelling(site),
                 fix=environment_fix(ctx, site, resets),
             )
+
+
+def _seeded_after(ctx: FileContext, site) -> bool:
+    """``rng = random.Random()`` then ``rng.seed(seed)`` in the same body (open_clip's shard
+    shuffle): seeded before it draws, with a seed not ``None``."""
+    assign = ctx.index.parents.get(id(site.node))
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    name = assign.targets[0].target.value
+    for other in ctx.index.calls:
+        func = other.node.func
+        if other.fn is site.fn and other.order > site.order and isinstance(func, cst.Attribute) \
+                and func.attr.value == "seed" and dotted_name(func.value) == name:
+            seed = find_arg(other.node, "a", 0)
+            return seed is not MISSING and (seed is UNKNOWN or not is_none(seed))
+    return False
 
 
 def _applied(ctx: FileContext, site) -> str:

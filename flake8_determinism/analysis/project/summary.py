@@ -59,6 +59,10 @@ class _Scope:
 
 # Attributes whose assignment can turn a deterministic mode on.
 _SWITCH_ATTRIBUTES = frozenset({DM.CUDNN_DETERMINISTIC.rsplit(".", 1)[-1]})
+# Wrap a function into another callable without calling it (``partial(fn, shuffle=True)``, a method
+# bound to an object: ``model.train = MethodType(train, model)``).
+_WRAPS_WITHOUT_CALLING = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps",
+                                    "functools.update_wrapper", "types.MethodType"})
 
 
 class _Summarizer:
@@ -452,7 +456,11 @@ class _Summarizer:
         return tuple(sorted(C.assigned_switches(name, key, arg_of(value))))
 
     def _passed(self, call: ast.Call, scope: _Scope):
-        """Functions passed on by name (``fire.Fire(main)``, ``Process(target=worker)``)."""
+        """Functions passed on by name (``fire.Fire(main)``, ``Process(target=worker)``).  Not
+        into ``functools.partial``: it makes a callable and calls nothing (who calls that one,
+        and whether, is not seen)."""
+        if (self.resolve(call.func, scope) or "") in _WRAPS_WITHOUT_CALLING:
+            return
         for arg in list(call.args) + [k.value for k in call.keywords]:
             if isinstance(arg, ast.Name):
                 binding = self.lookup(arg.id, scope)
