@@ -336,7 +336,10 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
         loaded = False
         single = []  # ``if len(paths) == 1: load(paths[0])``: blocks that see at most one entry
         visited_loops = set()  # ``for i in range(len(paths))`` loops already judged
+        rebinding = None  # ``files = {f.stem: f for f in files}``: after it, the name holds another value
         for node in body.nodes[body.position[id(assign)] + 1:]:
+            if rebinding is not None and not body.inside(node, rebinding):
+                break
             if isinstance(node, cst.Call) and sorts_name(node, name):
                 return False  # sorted before any use that takes the order
             if guards_single_entry(node, name):
@@ -352,6 +355,9 @@ def _variable_order_used(ctx, name: str, assign, site: CallSite, body: Optional[
                 loaded = True
                 continue  # ``logger.warning(f"... {files[0]}")``: a message, not a result
             parent = body.parents.get(id(node))
+            if isinstance(parent, cst.AssignTarget) and _rebinds(body, assign, parent):
+                rebinding = body.parents.get(id(parent))
+                continue
             if parent is None or isinstance(parent, (cst.AssignTarget, cst.Param)):
                 continue
             if _still_filled(node, parent, body) or _assigned_to_itself(node, parent, name):
@@ -388,6 +394,16 @@ def _still_filled(node, parent, body: ScopeBody) -> bool:
         return False
     call = body.parents.get(id(parent))
     return isinstance(call, cst.Call) and call.func is parent and isinstance(body.parents.get(id(call)), cst.Expr)
+
+
+def _rebinds(body: ScopeBody, assign, target) -> bool:
+    """``name = ...`` again, in the same block as the assignment followed: from the end of that
+    statement on, the name holds the new value (reads in its value are of the old one)."""
+    again = body.parents.get(id(target))
+    if not (isinstance(assign, cst.Assign) and isinstance(again, cst.Assign)) or len(again.targets) != 1:
+        return False
+    line, other = body.parents.get(id(assign)), body.parents.get(id(again))
+    return line is not None and other is not None and body.parents.get(id(line)) is body.parents.get(id(other))
 
 
 def _assigned_to_itself(node, parent, name: str) -> bool:
