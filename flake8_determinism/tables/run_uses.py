@@ -98,6 +98,10 @@ WEIGHT_LOADING_NAME = re.compile(r"^load_\w*(?:weights|checkpoint|ckpt|state_dic
 # Dropout draws in training mode only: a run that never trains and puts its model in
 # evaluation mode (``model.eval()``, ``model.train(False)``) draws no dropout mask.
 MASKS_DROPOUT = "masks dropout"
+# A random transform: in a run that only evaluates, augmentation is the training split's (behind a
+# ``split``/``train`` switch the run's arguments turn off, often through a config or a factory
+# the model cannot follow): not shown to run there ("Default mode reports facts about reruns").
+AUGMENTS = "augments data"
 EVAL_METHODS = frozenset({"eval"})
 TRAIN_MODE_METHODS = frozenset({"train", "set_train"})  # with a literal False: evaluation mode
 # A draw inside one of these builds a parameter: ``Parameter(Tensor(np.random.normal(...)))``

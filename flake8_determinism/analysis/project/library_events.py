@@ -10,7 +10,7 @@ from ...tables import seeding as T
 from ...tables.run_uses import (
     INITIALIZES,
     LIBRARY_DRAWS,
-    MASKS_DROPOUT,
+    AUGMENTS, MASKS_DROPOUT,
     PRETRAINED_KEYWORDS,
     TORCH_MODEL_BUILDER_PREFIXES,
     TORCH_MODEL_BUILDERS,
@@ -89,7 +89,7 @@ def library_event(name: str, call: ast.Call, switches: frozenset, drawn, shuffle
     pretrained = any(truthy(keyword_value(call, k)) for k in PRETRAINED_KEYWORDS)
     if (builder or name in TORCH_MODEL_BUILDERS) and not pretrained:
         return E.Use(line, col, T.TORCH, "%s (%s())" % (INITIALIZES, spelled), False)
-    for table, what in ((DROPOUT, MASKS_DROPOUT), (RANDOM_TRANSFORMS, "augments data")):
+    for table, what in ((DROPOUT, MASKS_DROPOUT), (RANDOM_TRANSFORMS, AUGMENTS)):
         op = table.get(name)
         if op is not None:
             if inert(call, op) or (op.seed is not None and argument(call, *op.seed) is not None):

@@ -31,7 +31,7 @@ from ...tables.run_uses import (
     WEIGHT_LAYERS,
 )
 from ...tables.run_uses import (
-    INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY, loads_weights,
+    AUGMENTS, INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY, loads_weights,
 )
 from ...tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
 from ..._lazy import cst
@@ -185,13 +185,17 @@ class Run:
             setattr(self, name, key)
 
     def _overwritten(self, use: RunUse) -> bool:
-        """Weights a loaded checkpoint replaces; dropout, and the draws a model's forward pass
-        makes, in a run that does not train and evaluates or loads a model (an evaluation, an
-        export, a conversion: forward-time randomness there is training-only, like LayerDrop,
-        or never runs)."""
+        """Weights a loaded checkpoint replaces; dropout, data augmentation and the draws a model's
+        forward pass makes, in a run that does not train and evaluates or loads a model (an
+        evaluation, an export, a conversion: forward-time randomness there is training-only, like
+        LayerDrop, or never runs; augmentation belongs to the training split)."""
         if self.loads_weights and use.what.startswith(INITIALIZES):
             return True
         off = not self.trains and (self.evaluates or self.loads_weights)
+        if use.what.startswith(AUGMENTS):
+            # A model put in evaluation mode: an evaluation run, whose split switch is not seen
+            # (unknown: strict mode keeps the use).
+            return not self.trains and self.evaluates and not self.ctx.settings.strict
         return off and (use.what.startswith(MASKS_DROPOUT) or use.forward)
 
     # -- collecting ------------------------------------------------------------------------
@@ -241,7 +245,7 @@ class Run:
         from .stochastic import inert, op_seeded
 
         ctx = self.ctx
-        for table, what in ((DROPOUT, MASKS_DROPOUT), (RANDOM_TRANSFORMS, "augments data")):
+        for table, what in ((DROPOUT, MASKS_DROPOUT), (RANDOM_TRANSFORMS, AUGMENTS)):
             for site in ctx.calls_to(table):
                 op = table[site.qualname]
                 if not self._reached(site) or inert(site, op) or op_seeded(site, op):
