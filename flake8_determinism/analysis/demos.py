@@ -44,7 +44,8 @@ def is_self_test(facts, main_calls: Set[int]) -> bool:
     called = {id(fn.node) for fn in (facts.local_callee.get(id(site.node)) for site in in_main)
               if fn is not None and fn.parent_scope is index.module_scope and _TEST_FUNCTION.match(fn.name)}
     in_main += [site for site in index.calls if site.fn is not None and id(site.fn.node) in called]
-    if not any(_draws_input(facts, site) for site in in_main) and not _shows_only_shapes(in_main):
+    if not any(_draws_input(facts, site) for site in in_main) and \
+            not _shows_only_shapes(in_main, _main_assignments(index)):
         return False
     if not _defines_code(index):
         return False
@@ -54,35 +55,64 @@ def is_self_test(facts, main_calls: Set[int]) -> bool:
 
 
 _TEST_FUNCTION = re.compile(r"_?(test|demo|smoke|sanity|check)(_|$)", re.IGNORECASE)
-_SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "size", "ndim", "device"})
+# What a value's shape and type are, whatever the RNG drew: a parameter count included
+# (``sum(p.numel() for p in model.parameters())``).
+_SHAPE_ATTRIBUTES = frozenset({"shape", "dtype", "size", "ndim", "device", "numel"})
 _SHAPE_CALLS = frozenset({"len", "type", "str"})
 
 
-def _shows_only_shapes(in_main) -> bool:
-    """Everything the block prints is a shape, a size, a type or a constant: the values it
-    computes are never shown (a smoke test of the module's code)."""
+def _main_assignments(index) -> dict:
+    """``name -> value`` of the plain assignments in the ``__main__`` blocks (the last wins)."""
+    found = {}
+    for guard in index.main_guards:
+        for statement in guard.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                        and isinstance(small.targets[0].target, cst.Name):
+                    found[small.targets[0].target.value] = small.value
+    return found
+
+
+def _shows_only_shapes(in_main, assigned) -> bool:
+    """Everything the block prints is a shape, a size, a type, a parameter count or a constant
+    (directly or through a variable the block assigned): the values it computes are never shown
+    (a smoke test of the module's code)."""
     prints = [site for site in in_main if isinstance(site.node.func, cst.Name) and site.node.func.value == "print"]
-    return bool(prints) and all(_shape_like(arg.value) for site in prints for arg in site.node.args)
+    return bool(prints) and all(_shape_like(arg.value, assigned) for site in prints for arg in site.node.args)
 
 
-def _shape_like(expr) -> bool:
+def _shape_like(expr, assigned=None, depth: int = 0) -> bool:
+    assigned = assigned or {}
+    if depth > 4:
+        return False
+
+    def like(part) -> bool:
+        return _shape_like(part, assigned, depth + 1)
+
     if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
         return True
+    if isinstance(expr, cst.Name):
+        return expr.value in assigned and like(assigned[expr.value])
     if isinstance(expr, cst.FormattedString):
-        return all(
-            _shape_like(part.expression) for part in expr.parts if isinstance(part, cst.FormattedStringExpression)
-        )
+        return all(like(part.expression) for part in expr.parts if isinstance(part, cst.FormattedStringExpression))
+    if isinstance(expr, cst.BinaryOperation):
+        return like(expr.left) and like(expr.right)
     if isinstance(expr, cst.Attribute):
         return expr.attr.value in _SHAPE_ATTRIBUTES
     if isinstance(expr, cst.Subscript):
-        return _shape_like(expr.value)  # ``x.shape[0]``
+        return like(expr.value)  # ``x.shape[0]``
     if isinstance(expr, cst.Call):
         func = expr.func
         if isinstance(func, cst.Attribute):
             return func.attr.value in _SHAPE_ATTRIBUTES
+        if isinstance(func, cst.Name) and func.value == "sum" and len(expr.args) == 1 \
+                and isinstance(expr.args[0].value, cst.GeneratorExp):
+            return like(expr.args[0].value.elt)  # ``sum(p.numel() for p in net.parameters())``
         return isinstance(func, cst.Name) and func.value in _SHAPE_CALLS
     if isinstance(expr, (cst.Tuple, cst.List)):
-        return all(_shape_like(e.value) for e in expr.elements)
+        return all(like(e.value) for e in expr.elements)
     return False
 
 
