@@ -19,7 +19,8 @@ class DatasetHeldRng(Rule):
     ``RandomState``, ``random.Random``, ``torch.Generator``) in a
     ``Dataset``/``IterableDataset`` subclass whose ``__getitem__``/``__iter__``
     draws from it -- seeded or not.  Not when the attribute is assigned again
-    elsewhere (a ``worker_init_fn`` doing ``get_worker_info().dataset.rng = ...``).
+    elsewhere (a ``worker_init_fn`` doing ``get_worker_info().dataset.rng = ...``),
+    nor reseeded by another method of the class (``self.rng.seed(worker_seed)``).
     Global ``np.random`` in
     ``__getitem__`` is reported only for a target torch older than 1.9, which
     did not reseed NumPy in workers.
@@ -100,6 +101,15 @@ class DatasetHeldRng(Rule):
                 same_class = klass is not None and id(klass) == key[0]
                 if (not on_self or same_class) and assignment.fn is not created_in[key]:
                     del stored[key]
+        # Reseeded by a method of the class (``self.rng.seed(worker_seed)`` in ``__iter__``, as
+        # open_clip's ResampledShards2 does per worker): not one copy drawn identically.
+        for site in ctx.index.calls:
+            func = site.node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "seed" and site.node.args:
+                attribute, klass = self_attribute(func.value), _method_class(site.fn)
+                creator = created_in.get((id(klass), attribute)) if attribute and klass is not None else None
+                if creator is not None and site.fn.node is not creator.node:
+                    stored.pop((id(klass), attribute), None)
         drawn = set()
         old_torch = ctx.settings.torch_version < D.TORCH_RESEEDS_NUMPY_IN_WORKERS
         for site in ctx.index.calls:
