@@ -18,7 +18,7 @@ from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
 from ...tables import seeding as T
 from .. import kernels as K
-from ...tables.run_uses import DEFERRED_METHODS, MODEL_METHODS, SEEDED_BY
+from ...tables.run_uses import DATA_METHODS, DEFERRED_METHODS, MODEL_METHODS, SEEDED_BY
 from . import events as E
 from . import summary as S
 from .layout import Finder
@@ -39,6 +39,7 @@ class Use(NamedTuple):
     column: int
     what: str  # "initializes weights (nn.Linear)"
     forward: bool = False  # made in a model's forward pass (a run that never calls the model makes none)
+    item: bool = False  # made in a dataset's __getitem__/__iter__ (in a DataLoader's worker processes)
 
 
 class Effects(NamedTuple):
@@ -478,8 +479,7 @@ class Project:
         built = (self.body_effects(init.module, init.key, arguments=given_parameters(init, signature, True),
                                    values=given_values(init, signature, True))
                  if init is not None else EMPTY)
-        deferred = _Uses()
-        kernel = built.kernel
+        deferred, kernel = _Uses(), built.kernel
         for framework, uses in built.deferred:
             for use in uses:
                 deferred.add(framework, use)
@@ -489,10 +489,10 @@ class Project:
                 continue
             later = self.body_effects(method.module, method.key)
             kernel = kernel or later.kernel
-            for part in (later.unseeded, later.deferred):
-                for framework, uses in part:
-                    for use in uses:
-                        deferred.add(framework, use._replace(forward=True) if name in MODEL_METHODS else use)
+            marks = {"forward": True} if name in MODEL_METHODS else {"item": True} if name in DATA_METHODS else {}
+            for framework, uses in later.unseeded + later.deferred:
+                for use in uses:
+                    deferred.add(framework, use._replace(**marks))
         return built._replace(deferred=deferred.frozen(), kernel=kernel)
 
     def import_effects(self, importer: Module, dotted: str) -> Effects:

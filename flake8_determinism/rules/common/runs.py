@@ -21,7 +21,7 @@ import re
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from ...analysis import calls
-from ...analysis.args import MISSING, find_arg
+from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ...analysis.body import after_an_exit, enclosing_ifs, only_feeds
 from ...tables import data_order as D
 from ...tables import seeding as T
@@ -31,7 +31,8 @@ from ...tables.run_uses import (
     WEIGHT_LAYERS,
 )
 from ...tables.run_uses import (
-    AUGMENTS, INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY, loads_weights,
+    AUGMENTS, DATA_METHODS, INITIALIZES, MASKS_DROPOUT, MODEL_METHODS, MS_INIT, PARAMETER_CLASSES, SEEDED_BY,
+    loads_weights,
 )
 from ...tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
 from ..._lazy import cst
@@ -116,6 +117,7 @@ class RunUse(NamedTuple):
     covered: bool = False
     spawned: Optional[str] = None  # the function whose new process runs it (``mp.spawn(worker)``)
     forward: bool = False  # made in a model's forward pass
+    item: bool = False  # made in a dataset's ``__getitem__``/``__iter__``: in a DataLoader's workers
 
 
 class Run:
@@ -142,6 +144,7 @@ class Run:
         # The first op with a nondeterministic CUDA kernel a project module it calls makes, as
         # "index_add_() at model.py:40" (DET303; this module's own: ``cuda_ops``).
         self.kernel: Optional[str] = None
+        self._with_workers: Optional[bool] = None  # it builds a DataLoader with worker processes
         # The libraries imported by the code it runs: this module's and the project modules' it calls.
         self.roots = set(ctx.index.imported_roots)
         self._first_reached = _first_reached(ctx)
@@ -191,6 +194,8 @@ class Run:
         LayerDrop, or never runs; augmentation belongs to the training split)."""
         if self.loads_weights and use.what.startswith(INITIALIZES):
             return True
+        if use.item and self._workers_reseed(use.framework):
+            return True
         off = not self.trains and (self.evaluates or self.loads_weights)
         if use.what.startswith(AUGMENTS):
             # A model put in evaluation mode: an evaluation run, whose split switch is not seen
@@ -198,9 +203,32 @@ class Run:
             return not self.trains and self.evaluates and not self.ctx.settings.strict
         return off and (use.what.startswith(MASKS_DROPOUT) or use.forward)
 
+    def _workers_reseed(self, framework: str) -> bool:
+        """A dataset's item draws run in a DataLoader's worker processes, which torch seeds from the
+        run's torch seed: ``random`` always, NumPy's global RNG from torch 1.9
+        (torch/utils/data/_utils/worker.py ``_worker_loop``).  So in a run that seeds torch and
+        builds its loaders with workers (``num_workers`` a literal above 0; in default mode also a
+        value the run chooses, as ``args.workers``), those draws repeat on rerun."""
+        if framework not in (T.RANDOM, T.NUMPY) or not self.seeded_in_run(T.TORCH):
+            return False
+        if framework == T.NUMPY and self.ctx.settings.torch_version < D.TORCH_RESEEDS_NUMPY_IN_WORKERS:
+            return False
+        if self._with_workers is None:
+            self._with_workers = False
+            for site in self.ctx.calls_to({D.DATALOADER}):
+                workers = find_arg(site.node, "num_workers", 5)
+                if workers is MISSING:
+                    continue
+                known, value = literal(workers) if workers is not UNKNOWN else (False, None)
+                if (known and isinstance(value, int) and value > 0) or (not known and not self.ctx.settings.strict):
+                    self._with_workers = True
+                    break
+        return self._with_workers
+
     # -- collecting ------------------------------------------------------------------------
     def _add(self, framework: str, site: CallSite, what: str, deferred: bool = False, where: str = "",
-             local: bool = True, covered: bool = False, forward: Optional[bool] = None) -> None:
+             local: bool = True, covered: bool = False, forward: Optional[bool] = None,
+             item: Optional[bool] = None) -> None:
         if not self.ctx.settings.strict and after_an_exit(self.ctx, site):
             return  # dead code (after ``raise`` or ``assert False``): quiet by default
         seeded = self.seeded_in_run(framework) if deferred else self.seeded_at(framework, site)
@@ -208,8 +236,10 @@ class Run:
         root = self.ctx.facts.spawned_root(site.fn)
         if forward is None:  # a use in this module: in a model's forward when that is its method
             forward = site.fn is not None and site.fn.is_method and site.fn.name in MODEL_METHODS
+        if item is None:  # a use in this module: in a dataset's item when that is its method
+            item = site.fn is not None and site.fn.is_method and site.fn.name in DATA_METHODS
         use = RunUse(framework, site.node, (start, site.order), where, what, seeded, deferred, local, covered,
-                     root.name if root is not None else None, forward)
+                     root.name if root is not None else None, forward, item)
         self.uses.setdefault(framework, []).append(use)
 
     def _reached(self, site: CallSite) -> bool:
@@ -339,7 +369,7 @@ class Run:
             for framework, uses in part:
                 for use in uses:
                     self._add(framework, site, use.what, deferred, where=view.where(use), local=False,
-                              forward=use.forward)
+                              forward=use.forward, item=use.item)
 
     # -- seeding ---------------------------------------------------------------------------
     def seeded_at(self, framework: str, site: CallSite) -> bool:
