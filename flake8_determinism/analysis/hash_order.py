@@ -45,8 +45,15 @@ def set_variable_taken(text: str) -> bool:
 
 
 _HASH_CALL = re.compile(r"(?<![\w.])hash\s*\(")
+_VIEW_ALGEBRA = re.compile(r"\.keys\(\)\s*[&|^-]")  # ``a.keys() & b.keys()``: a set
+
+
+def set_of_dict_keys(text: str) -> bool:
+    """``a.keys() & b.keys()`` somewhere: dict views combined into a set."""
+    return bool(_VIEW_ALGEBRA.search(text))
 
 
 def may_depend_on_hash_order(text: str) -> bool:
     """Iterates a set in order or calls ``hash()``: what ``PYTHONHASHSEED`` changes."""
-    return bool(_HASH_CALL.search(text)) or set_in_order_taking_place(text) or set_variable_taken(text)
+    return bool(_HASH_CALL.search(text)) or set_in_order_taking_place(text) or set_variable_taken(text) \
+        or set_of_dict_keys(text)

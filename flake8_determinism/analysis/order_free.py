@@ -148,7 +148,22 @@ def set_held_by(name: cst.Name, scope, order: int):
         and lookup(binding.scope, value.func.value, binding.order) is None
     ):
         return value
+    if _set_algebra(value):
+        return value
     return None
+
+
+def _set_algebra(value) -> bool:
+    """``a.keys() & b.keys()``: dict views combined into a set (a dict's keys are mostly names).
+    Not ``set(x) | set(y)``: held as a variable it is read like any set variable only when made
+    by ``set()`` itself (its elements, often numbers, are not seen)."""
+    if not (isinstance(value, cst.BinaryOperation)
+            and isinstance(value.operator, (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Subtract))):
+        return False
+    return any(
+        _set_algebra(side) or (isinstance(side, cst.Call) and dotted_name(side.func).rsplit(".", 1)[-1] == "keys")
+        for side in (value.left, value.right)
+    )
 
 
 def keyed_by_element(comprehension, comp_for: cst.CompFor) -> bool:

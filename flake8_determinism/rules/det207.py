@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional
 from .._lazy import cst
 from ..analysis.nodes import dotted_name, named_parameters
 from ..analysis.flow import comprehension_of, loop_order_used, order_used
-from ..analysis.hash_order import set_in_order_taking_place, set_variable_taken
+from ..analysis.hash_order import set_in_order_taking_place, set_of_dict_keys, set_variable_taken
 from ..analysis.body import scope_body
 from ..analysis.order_free import builtin_name, guarded_to_one_entry, set_held_by
 from ..analysis.scopes import lookup
@@ -84,7 +84,7 @@ class OrderFromSet(Rule):
 
     def might_fire(self, text, settings) -> bool:
         # ``set`` is everywhere; look for the shapes this rule reports instead.
-        return set_in_order_taking_place(text.text) or set_variable_taken(text.text)
+        return set_in_order_taking_place(text.text) or set_variable_taken(text.text) or set_of_dict_keys(text.text)
 
     def check(self, ctx: FileContext) -> Iterator[Report]:
         sets = [site for site in ctx.index.calls if builtin_name(site.node, site) in _SETS]
@@ -138,7 +138,8 @@ class OrderFromSet(Rule):
             if not (name in ORDER_TAKING or carries):
                 continue
             held = set_held_by(call.args[0].value, site.scope, site.order)
-            if not isinstance(held, cst.Call) or _holds_numbers(ctx, held, call.args[0].value.value, site):
+            if not isinstance(held, (cst.Call, cst.BinaryOperation)) \
+                    or _holds_numbers(ctx, held, call.args[0].value.value, site):
                 continue  # a variable holding set(...)/frozenset(...) of unknown elements
             if carries and not order_used(ctx, call, site):
                 continue
