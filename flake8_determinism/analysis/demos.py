@@ -76,11 +76,19 @@ def _main_assignments(index) -> dict:
 
 
 def _shows_only_shapes(in_main, assigned) -> bool:
-    """Everything the block prints is a shape, a size, a type, a parameter count or a constant
-    (directly or through a variable the block assigned): the values it computes are never shown
-    (a smoke test of the module's code)."""
-    prints = [site for site in in_main if isinstance(site.node.func, cst.Name) and site.node.func.value == "print"]
-    return bool(prints) and all(_shape_like(arg.value, assigned) for site in prints for arg in site.node.args)
+    """The block prints, and everything it prints is a shape, a size, a type, a parameter count or
+    a constant (directly or through a variable the block assigned): the values it computes are
+    never shown (a smoke test of the module's code)."""
+    prints = _prints(in_main)
+    return bool(prints) and _prints_only_shapes(prints, assigned)
+
+
+def _prints(sites) -> list:
+    return [site for site in sites if isinstance(site.node.func, cst.Name) and site.node.func.value == "print"]
+
+
+def _prints_only_shapes(prints, assigned) -> bool:
+    return all(_shape_like(arg.value, assigned) for site in prints for arg in site.node.args)
 
 
 def _shape_like(expr, assigned=None, depth: int = 0) -> bool:
@@ -170,10 +178,7 @@ def _only_shows(facts, reached) -> bool:
             shows = True
         elif site.method_name in DISPLAY_METHODS and not name and _plotting_receiver(site):
             shows = True
-    if not shows:
-        return False
-    prints = [site for site in reached if isinstance(site.node.func, cst.Name) and site.node.func.value == "print"]
-    return all(_shape_like(arg.value) for site in prints for arg in site.node.args)
+    return shows and _prints_only_shapes(_prints(reached), {})
 
 
 def _plotting_receiver(site) -> bool:

@@ -98,7 +98,7 @@ class ModuleFacts:
         self._works: Optional[bool] = None  # ``is_entry``'s answer, once asked
         self._benchmark: Optional[bool] = None
         self.filename = filename  # the linted file's name, as flake8 shows it (a benchmark's says so)
-        self._main_calls: Set[int] = set()  # ids of the calls in ``__main__`` blocks
+        self._main_calls: Optional[Set[int]] = None  # ids of the calls in ``__main__`` blocks
         self._spawned: Optional[Set[int]] = None
         self._link_calls()
         self._close_over_local_functions()
@@ -391,10 +391,10 @@ class ModuleFacts:
         where it is not, default mode is quiet and strict mode judges the module as an entry."""
         if not (self.index.main_guards or self.index.module_work):
             return False
-        if not self.index.module_work and not main_block_calls(self.index):
-            return False  # ``if __name__ == "__main__": pass``: nothing runs, nothing is started
         if self._works is None:
-            self._works = self.settings.strict or self.does_work()
+            # ``if __name__ == "__main__": pass`` starts nothing: no calls, no entry.
+            starts = self.index.module_work or bool(self.main_calls)
+            self._works = starts and (self.settings.strict or self.does_work())
         return self._works
 
     def does_work(self) -> bool:
@@ -427,7 +427,7 @@ class ModuleFacts:
         if not self.settings.strict and self.is_benchmark:
             return False  # nobody reruns it for its numbers: quiet by default
         if site.fn is None:
-            return not (self.is_self_test and id(site.node) in self._main_calls)
+            return not (self.is_self_test and id(site.node) in self.main_calls)
         return self.is_entry and not self.is_self_test and self.reaches(site.fn)
 
     @property
@@ -438,11 +438,17 @@ class ModuleFacts:
         return self._benchmark
 
     @property
+    def main_calls(self) -> Set[int]:
+        """Ids of the calls in the module's ``__main__`` blocks."""
+        if self._main_calls is None:
+            self._main_calls = main_block_calls(self.index)
+        return self._main_calls
+
+    @property
     def is_self_test(self) -> bool:
         """The ``__main__`` block tries the module's own code on random inputs (``analysis/demos.py``)."""
         if self._self_test is None:
-            self._main_calls = main_block_calls(self.index)
-            self._self_test = is_self_test(self, self._main_calls)
+            self._self_test = is_self_test(self, self.main_calls)
         return self._self_test
 
     @property

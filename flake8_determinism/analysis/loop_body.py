@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Set
 
 from .._lazy import cst
 from ..tables.data_order import (
-    CONTENT_WRITERS, FILE_OPERATIONS, ORDER_KEEPING_METHODS, ORDER_KEEPING_PREFIXES, PATH_BUILDERS, PER_ENTRY_WRITERS,
+    CONTENT_WRITERS, FILE_OPERATIONS, OPENERS, ORDER_KEEPING_METHODS, ORDER_KEEPING_PREFIXES, PATH_BUILDERS,
+    PATH_WRAPPERS, PER_ENTRY_WRITERS,
 )
 from .args import literal
 from .nodes import dotted_name, self_attribute
@@ -22,14 +23,6 @@ from .order_free import FILLING, is_log_call, orders, set_method_call, sorts_nam
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from .body import ScopeBody
     from .index import CallSite
-
-
-# Calls that open or spell the path they are given: ``open(p)``, ``str(p)``, ``Path(p)``.
-_PATH_WRAPPERS = frozenset({"open", "str", "Path", "pathlib.Path", "os.fspath"})
-
-
-# Calls that open the file at the path they are given first.
-_OPENERS = frozenset({"open", "FileIO", "File", "ZipFile", "TarFile", "SummaryWriter", "Writer"})
 
 
 class LoopBody:
@@ -165,7 +158,7 @@ class LoopBody:
     def _per_entry_path(self, expr) -> bool:
         """A path built from the entry (``os.path.join(out, name)``, ``f"{out}/{name}.npy"``,
         ``out / name``), or an ``open`` of one: it names one output per entry."""
-        if isinstance(expr, cst.Call) and dotted_name(expr.func) in _PATH_WRAPPERS and expr.args:
+        if isinstance(expr, cst.Call) and dotted_name(expr.func) in PATH_WRAPPERS and expr.args:
             expr = expr.args[0].value
         if isinstance(expr, cst.Name) and expr.value in self.paths:
             return True
@@ -179,7 +172,7 @@ class LoopBody:
         at a path made from the entry: a handle on that entry's own file."""
         return (
             isinstance(expr, cst.Call) and bool(expr.args) and expr.args[0].keyword is None
-            and dotted_name(expr.func).rsplit(".", 1)[-1] in _OPENERS and self._per_entry_path(expr.args[0].value)
+            and dotted_name(expr.func).rsplit(".", 1)[-1] in OPENERS and self._per_entry_path(expr.args[0].value)
         )
 
     def _keyed_by_entry(self, expr) -> bool:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Optional, Set
 
 from .._lazy import cst
 from ..tables.data_order import (
-    BUILD_PREFIXES, LOG_FUNCTIONS, LOG_METHODS, LOGGER_NAMES, ORDER_FREE, POOL_MAPS, SET_METHODS, SORTING_CONSUMERS,
-    UNORDERED_POOL_MAPS,
+    BUILD_PREFIXES, LOG_FUNCTIONS, LOG_METHODS, LOGGER_NAMES, ORDER_FREE, POOL_MAPS, SET_METHODS, SORTER_SPELLINGS,
+    SORTING_CONSUMERS, UNORDERED_POOL_MAPS,
 )
 from .nodes import code_children, dotted_name, names_in, self_attribute
 from .scopes import lookup
@@ -242,13 +242,8 @@ def _sorted_names(call: cst.Call) -> Set[str]:
     return set()
 
 
-# How the sorting functions are spelled where they are called: ``sorted``, ``np.sort``,
-# ``natsorted`` (their qualified names: ``tables.data_order.SORTING_CONSUMERS``).
-_SORTERS = frozenset({"sorted", "np.sort", "numpy.sort", "natsorted", "natsort.natsorted", "os_sorted"})
-
-
 def _is_sorter(func) -> bool:
-    return dotted_name(func) in _SORTERS
+    return dotted_name(func) in SORTER_SPELLINGS
 
 
 def sorts_attribute(call: cst.Call, attribute: str) -> bool:

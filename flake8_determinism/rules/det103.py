@@ -14,7 +14,7 @@ from ..tables.rng_objects import (
 )
 from .common import edits
 from .common.base import Report, Rule, last_parts
-from .common.seeding import optimizes_in_parallel
+from .common.seeding import optimizes_in_parallel, seed_calls_on
 from .common.monai_transforms import unseeded_monai_uses
 from .common.environments import environment_fix, unseeded_environments
 
@@ -213,11 +213,8 @@ def _seeded_after(ctx: FileContext, site) -> bool:
     if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
             or not isinstance(assign.targets[0].target, cst.Name):
         return False
-    name = assign.targets[0].target.value
-    for other in ctx.index.calls:
-        func = other.node.func
-        if other.fn is site.fn and other.order > site.order and isinstance(func, cst.Attribute) \
-                and func.attr.value == "seed" and dotted_name(func.value) == name:
+    for other in seed_calls_on(ctx, assign.targets[0].target.value):
+        if other.fn is site.fn and other.order > site.order:
             seed = find_arg(other.node, "a", 0)
             return seed is not MISSING and (seed is UNKNOWN or not is_none(seed))
     return False
@@ -322,10 +319,8 @@ def _seeded_by_its_class(ctx: FileContext, site) -> bool:
     klass = enclosing_class(site.scope) if attribute else None
     if klass is None:
         return False
-    return any(
-        isinstance(other.node.func, cst.Attribute) and other.method_name == "seed" and other.node.args
-        and self_attribute(other.node.func.value) == attribute and enclosing_class(other.scope) is klass
-        for other in ctx.index.calls)
+    return any(other.node.args and enclosing_class(other.scope) is klass
+               for other in seed_calls_on(ctx, "self." + attribute))
 
 
 def _fix(ctx: FileContext, site) -> Optional[edits.Fix]:

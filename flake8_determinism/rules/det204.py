@@ -7,6 +7,7 @@ from ..analysis.nodes import self_attribute
 from ..tables import data_order as D
 from ..tables.rng_draws import NUMPY_LEGACY
 from .common.base import Report, Rule
+from .common.seeding import seed_calls_on
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -103,13 +104,10 @@ class DatasetHeldRng(Rule):
                     del stored[key]
         # Reseeded by a method of the class (``self.rng.seed(worker_seed)`` in ``__iter__``, as
         # open_clip's ResampledShards2 does per worker): not one copy drawn identically.
-        for site in ctx.index.calls:
-            func = site.node.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "seed" and site.node.args:
-                attribute, klass = self_attribute(func.value), _method_class(site.fn)
-                creator = created_in.get((id(klass), attribute)) if attribute and klass is not None else None
-                if creator is not None and site.fn.node is not creator.node:
-                    stored.pop((id(klass), attribute), None)
+        for key in list(stored):
+            if any(site.node.args and id(_method_class(site.fn)) == key[0] and site.fn.node is not created_in[key].node
+                   for site in seed_calls_on(ctx, "self." + key[1])):
+                del stored[key]
         drawn = set()
         old_torch = ctx.settings.torch_version < D.TORCH_RESEEDS_NUMPY_IN_WORKERS
         for site in ctx.index.calls:

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, FrozenSet, Iterator, Optional
 
 from .._lazy import cst
@@ -23,8 +22,8 @@ _MESSAGE = (
     " order (and any label -> index mapping built from it) changes between runs — use sorted(...)"
 )
 _SETS = ("set", "frozenset")
-# A set (call or display) right inside an order-taking call or after ``in``,
-# or a variable assigned from ``set()``/``frozenset()``.
+
+
 class OrderFromSet(Rule):
     """DET207: an order taken from a set whose order can differ between processes.
 

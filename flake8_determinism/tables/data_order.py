@@ -105,6 +105,9 @@ SORTING_CONSUMERS = frozenset({
     # NumPy's sorts return the entries in sorted order (``np.sort(os.listdir(d))``).
     "numpy.sort", "numpy.unique",
 })
+# The same sorts as spelled where they are called, for the checks that read a call without
+# resolving it (``files = np.sort(files)``, ``self.files = sorted(self.files)``).
+SORTER_SPELLINGS = frozenset({"sorted", "np.sort", "numpy.sort", "natsorted", "natsort.natsorted", "os_sorted"})
 
 # Writers that, given a path made from the entry (or called on a file opened at one), write one
 # output per entry: a loop doing only that is order-free (DET206/207).
@@ -114,6 +117,11 @@ PER_ENTRY_WRITERS = frozenset({
 })
 CONTENT_WRITERS = frozenset({"write", "writelines", "dump"})  # their path is the file they write to
 PATH_BUILDERS = frozenset({"join", "Path", "with_suffix", "with_name", "format", "replace"})
+# Calls that open or spell the path they are given: ``open(p)``, ``str(p)``, ``Path(p)``.
+PATH_WRAPPERS = frozenset({"open", "str", "Path", "pathlib.Path", "os.fspath"})
+# Calls (last part of the name) that open the file at the path they are given first:
+# ``codecs.open``, ``io.FileIO``, ``h5py.File``, ``zipfile.ZipFile``, a summary writer.
+OPENERS = frozenset({"open", "FileIO", "File", "ZipFile", "TarFile", "SummaryWriter", "Writer"})
 
 # Methods that carry state from one entry to the next in order (a loop calling one on each
 # entry is not per-entry work): training on it, updating an accumulator or a hash, writing

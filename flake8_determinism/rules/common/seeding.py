@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from ..._lazy import cst
 from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ...analysis.nodes import dotted_name
 from ...tables import seeding as T
 from ...tables.rng_objects import STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS
 from ...tables.seeding import (
@@ -133,3 +135,13 @@ def seed_argument(ctx: FileContext, site: CallSite, name: Optional[str]):
         return None
     value = find_arg(site.node, *where)
     return None if value in (MISSING, UNKNOWN) else value
+
+
+def seed_calls_on(ctx: FileContext, holder: str) -> list:
+    """The module's ``holder.seed(...)`` calls, in source order (``rng.seed(s)``, ``self.rng.seed(s)``
+    for ``holder`` ``"rng"``, ``"self.rng"``): where an RNG object made without a seed gets one."""
+    return [
+        site for site in ctx.index.calls
+        if isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value == "seed"
+        and dotted_name(site.node.func.value) == holder
+    ]
