@@ -46,6 +46,7 @@ KNOWN_DRIFT = {
     ("det104/self_test_main.py", "strict"): "gained DET100",
     ("det104/self_test_shapes.py", "default"): "gained DET104",
     ("det104/self_test_param_count.py", "default"): "gained DET104",
+    ("det104/self_test_param_count.py", "strict"): "gained DET104",
     ("det101/worker_draws.py", "default"): "gained DET101 DET102",
     ("det104/speed_simple.py", "default"): "gained DET301",
     ("det104/viewer.py", "default"): "gained DET102",
