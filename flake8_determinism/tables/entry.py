@@ -97,3 +97,9 @@ def times_work(name: str) -> bool:
 TRACING_CALLS = frozenset({"torch.onnx.export", "torch.onnx.dynamo_export", "torch.jit.trace",
                            "torch.jit.trace_module", "torch.export.export", "tensorflow.saved_model.save"})
 TRACING_METHODS = frozenset({"to_onnx", "to_torchscript"})
+
+# Wrap a function into another callable without calling it (``partial(fn, shuffle=True)``, a method
+# bound to an object: ``model.train = MethodType(train, model)``): a function passed to one of
+# these is not passed on to be run (who calls the wrapper, and whether, is not seen).
+WRAPS_WITHOUT_CALLING = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps",
+                                   "functools.update_wrapper", "types.MethodType"})

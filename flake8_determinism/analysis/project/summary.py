@@ -23,7 +23,7 @@ from ...tables.rng_draws import TENSOR_METHODS
 from ...tables.run_uses import INIT_PREFIX, INITIALIZES, PARAMETER_CLASSES, loads_weights
 from .. import calls as C
 from .. import kernels as K
-from ...tables.entry import RESULT_WRITERS, times_work
+from ...tables.entry import RESULT_WRITERS, WRAPS_WITHOUT_CALLING, times_work
 from ..ast_names import dotted
 from ..scopes import canonical
 from . import body_facts as F
@@ -59,10 +59,6 @@ class _Scope:
 
 # Attributes whose assignment can turn a deterministic mode on.
 _SWITCH_ATTRIBUTES = frozenset({DM.CUDNN_DETERMINISTIC.rsplit(".", 1)[-1]})
-# Wrap a function into another callable without calling it (``partial(fn, shuffle=True)``, a method
-# bound to an object: ``model.train = MethodType(train, model)``).
-_WRAPS_WITHOUT_CALLING = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps",
-                                    "functools.update_wrapper", "types.MethodType"})
 
 
 class _Summarizer:
@@ -459,7 +455,7 @@ class _Summarizer:
         """Functions passed on by name (``fire.Fire(main)``, ``Process(target=worker)``).  Not
         into ``functools.partial``: it makes a callable and calls nothing (who calls that one,
         and whether, is not seen)."""
-        if (self.resolve(call.func, scope) or "") in _WRAPS_WITHOUT_CALLING:
+        if (self.resolve(call.func, scope) or "") in WRAPS_WITHOUT_CALLING:
             return
         for arg in list(call.args) + [k.value for k in call.keywords]:
             if isinstance(arg, ast.Name):

@@ -25,7 +25,7 @@ from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ...analysis.body import after_an_exit, enclosing_ifs, only_feeds
 from ...tables import data_order as D
 from ...tables import seeding as T
-from ...tables.entry import TRACING_CALLS, TRACING_METHODS
+from ...tables.entry import TRACING_CALLS, TRACING_METHODS, WRAPS_WITHOUT_CALLING
 from ...tables.run_uses import (
     INIT_PREFIX, LIBRARY_DRAWS, PRETRAINED_KEYWORDS, TORCH_MODEL_BUILDER_PREFIXES, TORCH_MODEL_BUILDERS,
     WEIGHT_LAYERS,
@@ -343,6 +343,8 @@ class Run:
             effects = ctx.facts.project_effects(qualname, site.method_name, site)
             if effects is not None:
                 self._add_effects(site, effects)
+            if qualname in WRAPS_WITHOUT_CALLING:
+                continue  # ``partial(train, ...)`` makes a callable; the summary's ``_passed`` agrees
             for arg in site.node.args:  # passed on: ``mp.spawn(worker)``, ``Process(target=train)``
                 if isinstance(arg.value, (cst.Name, cst.Attribute)):
                     target = view.target(ctx.resolve(arg.value, site))
