@@ -38,7 +38,7 @@ class FileContext:
     def facts(self) -> ModuleFacts:
         if self._facts is None:
             self._facts = ModuleFacts(self.index, self.resolver, self.settings, self.qualname, self.project_view,
-                                      self.filename or self.path or "")
+                                      self.filename or self.path or "", self.path)
         return self._facts
 
     @property

@@ -15,15 +15,19 @@ script there is.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Set
 
 from .._lazy import cst
 from ..tables.entry import (
-    BENCHMARK_FOLDERS, BENCHMARK_NAME, DISPLAY_METHODS, DISPLAYS, RESULT_WRITERS, times_work,
+    BENCHMARK_FOLDERS, BENCHMARK_NAME, DISPLAY_METHODS, DISPLAYS, times_work, writes_result,
 )
 from ..tables.rng_draws import RANDOM_INPUTS, TENSOR_METHODS
+from ..tables.run_uses import loads_weights
+from .calls import to_evaluation_mode
 from .nodes import calls_in
+from .project.layout import isfile
 
 
 def main_block_calls(index) -> Set[int]:
@@ -51,7 +55,7 @@ def is_self_test(facts, main_calls: Set[int]) -> bool:
         return False
     if facts.trains(backward_counts=False):
         return False
-    return not any(site.method_name in RESULT_WRITERS and facts.reaches(site.fn) for site in index.calls)
+    return not any(writes_result(site.method_name or "") and facts.reaches(site.fn) for site in index.calls)
 
 
 _TEST_FUNCTION = re.compile(r"_?(test|demo|smoke|sanity|check)(_|$)", re.IGNORECASE)
@@ -155,16 +159,52 @@ def is_benchmark(facts, filename: str) -> bool:
     if BENCHMARK_NAME.search(name) or any(part.lower() in BENCHMARK_FOLDERS for part in parts[:-1]):
         return True
     reached = [site for site in facts.index.calls if facts.reaches(site.fn)]
+    times, writes, trains = _work(facts, reached)
+    if writes or trains:
+        return False
+    return times or _only_shows(facts, reached)
+
+
+def is_library_demo(facts, path: str) -> bool:
+    """The ``__main__`` block of a package's module (its folder holds ``__init__.py``) that
+    defines code, and neither trains nor writes a result, directly or through the project
+    functions it calls: a demo or check of library code (a viewer of the dataset class, a model
+    built and printed), which nobody reruns for its numbers.  A package's training script
+    (``basicsr/train.py``) trains; its data preparation (``create_infos``) writes."""
+    if not facts.index.main_guards or not path or path in ("-", "stdin"):
+        return False
+    if not isfile(os.path.join(os.path.dirname(os.path.abspath(path)), "__init__.py")):  # witnessed
+        return False
+    if not _defines_code(facts.index):
+        return False
+    reached = [site for site in facts.index.calls if facts.reaches(site.fn)]
+    _, writes, trains = _work(facts, reached)
+    return not (writes or trains or _evaluates(facts, reached))
+
+
+def _evaluates(facts, reached) -> bool:
+    """The run puts a model in evaluation mode or loads weights, here or in the project functions
+    it calls: an evaluation script, whose printed metric is a result."""
+    for site in reached:
+        if loads_weights(site.method_name or "") or to_evaluation_mode(facts.call(site)):
+            return True
+        effects = facts.project_effects(facts.qualname(site), site.method_name or "", site)
+        if effects is not None and (effects.evaluates or effects.loads):
+            return True
+    return False
+
+
+def _work(facts, reached):
+    """(times, writes, trains): what the reached calls do, with what the project functions they
+    call do (the summaries' Times/Writes/trains)."""
     times = any(times_work(facts.qualname(site) or "") for site in reached)
-    writes = any(site.method_name in RESULT_WRITERS for site in reached)
-    trains = False
-    for site in reached:  # what the project functions it calls do (the summaries' Times/Writes)
+    writes = any(writes_result(site.method_name or "") for site in reached)
+    trains = facts.trains()
+    for site in reached:
         effects = facts.project_effects(facts.qualname(site), site.method_name or "", site)
         if effects is not None:
             times, writes, trains = times or effects.times, writes or effects.writes, trains or effects.trains
-    if writes or trains or facts.trains():
-        return False
-    return times or _only_shows(facts, reached)
+    return times, writes, trains
 
 
 def _only_shows(facts, reached) -> bool:

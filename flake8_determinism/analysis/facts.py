@@ -23,7 +23,7 @@ from ..tables.aliases import KNOWN_ROOTS
 from . import calls
 from .args import MISSING, find_arg, is_none, literal
 from .cst_calls import call_of
-from .demos import is_benchmark, is_self_test, main_block_calls
+from .demos import is_benchmark, is_library_demo, is_self_test, main_block_calls
 from .index import Assignment, CallSite, ModuleIndex
 from .reach import reachable_functions
 from .scopes import FunctionInfo, Resolver, lookup
@@ -76,7 +76,7 @@ class _ImportSite:
 
 class ModuleFacts:
     def __init__(self, index: ModuleIndex, resolver: Resolver, settings, qualname, project=lambda: None,
-                 filename: str = "") -> None:
+                 filename: str = "", path: Optional[str] = None) -> None:
         self.index = index
         self.resolver = resolver
         self.settings = settings
@@ -98,6 +98,7 @@ class ModuleFacts:
         self._works: Optional[bool] = None  # ``is_entry``'s answer, once asked
         self._benchmark: Optional[bool] = None
         self.filename = filename  # the linted file's name, as flake8 shows it (a benchmark's says so)
+        self.path = path or filename  # the file on disk (its folder tells a package's module)
         self._main_calls: Optional[Set[int]] = None  # ids of the calls in ``__main__`` blocks
         self._spawned: Optional[Set[int]] = None
         self._link_calls()
@@ -448,7 +449,8 @@ class ModuleFacts:
     def is_self_test(self) -> bool:
         """The ``__main__`` block tries the module's own code on random inputs (``analysis/demos.py``)."""
         if self._self_test is None:
-            self._self_test = is_self_test(self, self.main_calls)
+            self._self_test = is_self_test(self, self.main_calls) or (
+                not self.settings.strict and is_library_demo(self, self.path))
         return self._self_test
 
     @property

@@ -55,6 +55,14 @@ RESULT_WRITERS = frozenset(
      "dump", "to_csv", "to_json", "to_parquet", "savefig", "save_pretrained", "push_to_hub", "export",
      "add_scalar", "log_metrics", "save_checkpoint", "save_model", "save_weights"}
 )
+# ... and any method named for saving or writing (``pymesh.save_mesh``, ``write_ply``, ``dump_json``).
+_WRITER_PREFIXES = ("save_", "write_", "dump_", "export_")
+
+
+def writes_result(method: str) -> bool:
+    """A call (by its method or function name) that writes a result."""
+    return method in RESULT_WRITERS or method.startswith(_WRITER_PREFIXES)
+
 
 # Work (docs/contract.md "Entry module (tightened)"): a module is an entry only when the code its
 # ``__main__`` block or module-level statements run trains, evaluates, generates or writes a result

@@ -117,7 +117,7 @@ class Times(NamedTuple):
 
 
 class Writes(NamedTuple):
-    """Writes a result (``tables.entry.RESULT_WRITERS``: ``save``, ``to_csv``, ``savefig``...)."""
+    """Writes a result (``tables.entry.writes_result``: ``save``, ``to_csv``, ``save_mesh``...)."""
 
     line: int
     column: int

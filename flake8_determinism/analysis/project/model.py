@@ -61,7 +61,7 @@ class Effects(NamedTuple):
     kernel: Optional[Use] = None
     loads_if: bool = False  # it loads weights under an ``if`` only (a resume path)
     times: bool = False  # it times its work (a benchmark's clock: ``demos.is_benchmark``)
-    writes: bool = False  # it writes a result (``tables.entry.RESULT_WRITERS``)
+    writes: bool = False  # it writes a result (``tables.entry.writes_result``)
 
 
 EMPTY = Effects()

@@ -23,7 +23,7 @@ from ...tables.rng_draws import TENSOR_METHODS
 from ...tables.run_uses import INIT_PREFIX, INITIALIZES, PARAMETER_CLASSES, loads_weights
 from .. import calls as C
 from .. import kernels as K
-from ...tables.entry import RESULT_WRITERS, WRAPS_WITHOUT_CALLING, times_work
+from ...tables.entry import WRAPS_WITHOUT_CALLING, times_work, writes_result
 from ..ast_names import dotted
 from ..scopes import canonical
 from . import body_facts as F
@@ -395,7 +395,7 @@ class _Summarizer:
             yield E.Evaluates(line, col)
         if times_work(name or ""):
             yield E.Times(line, col)
-        elif method in RESULT_WRITERS:
+        elif writes_result(method):
             yield E.Writes(line, col)
         if C.uses_gpu(view, self.names_xpu):
             yield E.UsesGpu(line, col)
