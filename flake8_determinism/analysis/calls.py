@@ -146,7 +146,13 @@ def trains_tensorflow(call: Call, roots) -> bool:
         return False
     if "torch" in roots and "keras" not in roots and not call.name.startswith(("tensorflow", "keras")):
         return False  # ``model.fit`` of a torch wrapper, TensorFlow imported for a utility (pad_sequences)
+    if call.receiver_name.startswith(_NOT_TENSORFLOW):
+        return False  # ``LogisticRegression(...).fit(features, y)`` on features a TF model extracted
     return call.is_method and call.method in D.TF_TRAINING_METHODS
+
+
+# Libraries whose estimators have a ``.fit`` of their own.
+_NOT_TENSORFLOW = ("sklearn.", "xgboost.", "lightgbm.", "catboost.")
 
 
 def sets_training_mode(call: Call, in_constructor: bool) -> bool:

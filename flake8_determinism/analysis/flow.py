@@ -63,6 +63,14 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
         if isinstance(parent, cst.Call):
             if parent.func is current:
                 return True
+            if builtin_name(parent, site) == "next" and _walks(current):
+                part = _walk_part(parent, parents)  # ``next(os.walk(top))[1]``: the top's folders
+                if part is None:
+                    return _walk_top_used(ctx, parent, site, parents, body)
+                if part is False:
+                    return False  # ``[0]``: the top folder's own path
+                current = part
+                continue
             if order_free_call(ctx, parent, site) or _counted(ctx, parent, site, parents):
                 return False
             progress_loop = _enumerated_for_progress(ctx, parent, site, parents)
@@ -130,6 +138,38 @@ def order_used(ctx, expr: cst.CSTNode, site: CallSite, body: Optional[ScopeBody]
         if isinstance(parent, cst.Return) and depth < _RETURN_DEPTH:
             return _returned_order_used(ctx, site, depth)
         return True
+
+
+def _walks(node) -> bool:
+    """``os.walk(top)`` (also ``tf.io.gfile.walk``)."""
+    func = node.func if isinstance(node, cst.Call) else None
+    return isinstance(func, cst.Attribute) and func.attr.value == "walk" or \
+        isinstance(func, cst.Name) and func.value == "walk"
+
+
+def _walk_part(call: cst.Call, parents):
+    """``next(os.walk(top))[i]``: the subscript for the folders (1) or files (2), False for the
+    top's path (0); None when the step is not subscripted by a number."""
+    subscript = parents.get(id(call))
+    if not (isinstance(subscript, cst.Subscript) and subscript.value is call and len(subscript.slice) == 1):
+        return None
+    index = subscript.slice[0].slice
+    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
+        return None
+    return False if index.value.value == "0" else subscript
+
+
+def _walk_top_used(ctx, call: cst.Call, site: CallSite, parents, body) -> bool:
+    """``root, dirs, files = next(os.walk(top))``: the walk's first step is always the top
+    folder, so ``next`` picks no entry; the order is in ``dirs`` and ``files``, followed as
+    variables (autovc's ``for speaker in sorted(subdirList)``)."""
+    statement = parents.get(id(call))
+    if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0].target, (cst.Tuple, cst.List))):
+        return True
+    names = [element.value.value for element in statement.targets[0].target.elements[1:]
+             if isinstance(element.value, cst.Name) and element.value.value != "_"]
+    return any(_variable_order_used(ctx, name, statement, site, body) for name in names)
 
 
 # How many calls deep a returned listing is followed into the callers.

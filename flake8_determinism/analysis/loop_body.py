@@ -113,6 +113,9 @@ class LoopBody:
             if method in FILLING:
                 self.appended.add(receiver)
                 return True
+        if isinstance(func, cst.Attribute) and func.attr.value in FILLING and isinstance(func.value, cst.Subscript) \
+                and isinstance(func.value.value, cst.Name) and func.value.value.value in self.fresh:
+            return True  # ``data["train"].extend(rows)`` into a container this iteration made
         if isinstance(func, cst.Attribute) and func.attr.value in FILLING:
             # ``self.files.append(path)``: a list on the instance, read in the class's other
             # methods; any other container outside the loop keeps the iteration order.
@@ -186,6 +189,8 @@ class LoopBody:
         if isinstance(target, (cst.Tuple, cst.List)):
             return all(self.assignment(element.value, value) for element in target.elements)
         if isinstance(target, cst.Subscript):
+            if isinstance(target.value, cst.Name) and target.value.value in self.fresh:
+                return True  # ``example["label"] = 0`` on a record this iteration made
             # ``index[name] = load(name)``: keyed by the element, not by its position.
             return self._keyed_by_entry(target) and not uses_position(value, dotted_name(target.value))
         if isinstance(target, cst.Name):

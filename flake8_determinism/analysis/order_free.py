@@ -188,7 +188,7 @@ def guards_single_entry(node, name: str) -> bool:
     """``assert len(name) == 1``, ``if len(name) > 1: raise ...``: the program stops unless one entry."""
     if isinstance(node, cst.Assert):
         return len_compared(node.test, name, AT_MOST_ONE)
-    if isinstance(node, cst.If) and len_compared(node.test, name, _MORE_THAN_ONE):
+    if isinstance(node, cst.If) and len_compared(node.test, name, MORE_THAN_ONE):
         statements = node.body.body
         last = statements[-1] if statements else None
         return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Raise)
@@ -208,7 +208,7 @@ def guarded_to_one_entry(body, use, subject) -> bool:
 # ``len(x) <op> <number>`` tests true exactly when x holds at most one entry / more than one.
 # (Operators by class name: libcst is imported only when a file is analysed.)
 AT_MOST_ONE = {"Equal": (0, 1), "LessThanEqual": (0, 1), "LessThan": (1, 2)}
-_MORE_THAN_ONE = {"NotEqual": (1,), "GreaterThan": (1,), "GreaterThanEqual": (2,)}
+MORE_THAN_ONE = {"NotEqual": (1,), "GreaterThan": (1,), "GreaterThanEqual": (2,)}
 
 
 def len_compared(test, name, operators) -> bool:

@@ -6,8 +6,9 @@ from .._lazy import cst
 from ..analysis.nodes import dotted_name, named_parameters
 from ..analysis.flow import comprehension_of, loop_order_used, order_used
 from ..analysis.hash_order import set_in_order_taking_place, set_of_dict_keys, set_variable_taken
-from ..analysis.body import scope_body
-from ..analysis.order_free import builtin_name, guarded_to_one_entry, set_held_by
+from ..analysis.body import enclosing_ifs, scope_body
+from ..analysis.order_free import AT_MOST_ONE, MORE_THAN_ONE, builtin_name, guarded_to_one_entry, len_compared
+from ..analysis.order_free import set_held_by
 from ..analysis.scopes import lookup
 from ..tables.data_order import ORDER_TAKING
 from .common import edits
@@ -166,9 +167,15 @@ class OrderFromSet(Rule):
 
 
 def _one_entry(ctx: FileContext, site: CallSite, subject) -> bool:
-    """The program stops before here unless the set holds one entry (``assert len(s) == 1``):
+    """The program stops before here unless the set holds one entry (``assert len(s) == 1``),
+    or this is the branch where it holds at most one (``if len(s) > 1: ... else: next(iter(s))``):
     one order only."""
-    return guarded_to_one_entry(scope_body(ctx, site), site.node, subject)
+    if guarded_to_one_entry(scope_body(ctx, site), site.node, subject):
+        return True
+    for statement, in_else in enclosing_ifs(ctx, site, site.node):
+        if len_compared(statement.test, subject, MORE_THAN_ONE if in_else else AT_MOST_ONE):
+            return True
+    return False
 
 
 # Calls that hand the set's order on unchanged: where it goes decides.
@@ -245,11 +252,52 @@ def _holds_numbers(ctx: FileContext, held, name: str, site: CallSite) -> bool:
         value = other.node.args[0].value
         if isinstance(value, cst.Name):
             binding = lookup(other.scope, value.value, other.order)
+            if binding is not None and binding.kind == "assign" and binding.value is None \
+                    and _loop_counter(ctx, binding):
+                added += 1
+                continue
             value = binding.value if binding is not None and binding.kind == "assign" else None
         if value is None or not _numeric(value, other):
             return False
         added += 1
     return added > 0
+
+
+def _loop_counter(ctx: FileContext, binding) -> bool:
+    """A name a ``for`` binds to a position: ``for i in range(n)``, ``for i, x in enumerate(xs)``."""
+    for loop, _, _, order in ctx.index.loops:
+        if order != binding.order or not isinstance(loop, (cst.For, cst.CompFor)):
+            continue
+        source = loop.iter
+        if not isinstance(source, cst.Call) or not isinstance(source.func, cst.Name):
+            return False
+        target = loop.target
+        if source.func.value == "range":
+            return isinstance(target, cst.Name) and target is binding.node
+        if source.func.value == "enumerate" and isinstance(target, (cst.Tuple, cst.List)) and target.elements:
+            return target.elements[0].value is binding.node
+        return False
+    return False
+
+
+def _number_sequence(expr, site: CallSite, depth: int = 0) -> bool:
+    """A sequence of numbers: ``range(n)``, ``list(range(n))``, a slice or sort of one, or a
+    name assigned one (``rows = list(range(n))`` ... ``rows[:k]``)."""
+    if depth > 6:
+        return False
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.args:
+        if expr.func.value == "range":
+            return True
+        if expr.func.value in ("list", "tuple", "sorted", "reversed"):
+            return _number_sequence(expr.args[0].value, site, depth + 1)
+        return False
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
+        return _number_sequence(expr.value, site, depth + 1)
+    if isinstance(expr, cst.Name):
+        binding = lookup(site.scope, expr.value, site.order)
+        return binding is not None and binding.kind == "assign" and binding.value is not None \
+            and _number_sequence(binding.value, site, depth + 1)
+    return False
 
 
 def _array_values(expr) -> bool:
@@ -286,6 +334,8 @@ def _numeric(expr, site: CallSite, known: FrozenSet[str] = frozenset()) -> bool:
         name = builtin_name(expr, site)
         if name == "map" and expr.args and isinstance(expr.args[0].value, cst.Name):
             return expr.args[0].value.value in _NUMERIC_CALLS  # ``pid, cam = map(int, groups)``: each one a number
+        if name in ("tuple", "frozenset") and expr.args:
+            return _number_sequence(expr.args[0].value, site)  # ``tuple(sorted(rows[:k]))``
         return name in _NUMERIC_CALLS
     return False
 
