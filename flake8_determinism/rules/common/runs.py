@@ -198,9 +198,10 @@ class Run:
             return True
         off = not self.trains and (self.evaluates or self.loads_weights)
         if use.what.startswith(AUGMENTS):
-            # A model put in evaluation mode or loaded, nothing trained: an evaluation run, whose
-            # split switch is not seen (unknown: strict mode keeps the use).
-            return off and not self.ctx.settings.strict
+            # A model put in evaluation mode: an evaluation run, whose split switch is not seen
+            # (unknown: strict mode keeps the use).  A load alone does not say so: a TF1 script
+            # restores pretrained weights and trains through ``sess.run``, unseen.
+            return not self.trains and self.evaluates and not self.ctx.settings.strict
         return off and (use.what.startswith(MASKS_DROPOUT) or use.forward)
 
     def _workers_reseed(self, framework: str) -> bool:
