@@ -57,6 +57,11 @@ SEEDERS = {
     "mmcv.runner.set_random_seed": _PY_NP_TORCH,
     "mmdet.apis.set_random_seed": _PY_NP_TORCH,
     "detectron2.utils.env.seed_all_rng": _PY_NP_TORCH,
+    # detectron2's default_setup(cfg, args) calls seed_all_rng(None if cfg.SEED < 0 else
+    # cfg.SEED + rank) (detectron2/engine/defaults.py): a seeding event, from the clock unless
+    # the config sets SEED (a config value: unknown).
+    "detectron2.engine.default_setup": _PY_NP_TORCH,
+    "detectron2.engine.defaults.default_setup": _PY_NP_TORCH,
     "timm.utils.random_seed": _PY_NP_TORCH,
     # Ultralytics' trainer seeds random, NumPy and torch with ``seed`` (default 0) before it
     # builds anything: engine/trainer.py BaseTrainer calls utils/torch_utils.py ``init_seeds``.

@@ -139,9 +139,14 @@ def seed_argument(ctx: FileContext, site: CallSite, name: Optional[str]):
 
 def seed_calls_on(ctx: FileContext, holder: str) -> list:
     """The module's ``holder.seed(...)`` calls, in source order (``rng.seed(s)``, ``self.rng.seed(s)``
-    for ``holder`` ``"rng"``, ``"self.rng"``): where an RNG object made without a seed gets one."""
+    for ``holder`` ``"rng"``, ``"self.rng"``): where an RNG object made without a seed gets one.
+    Setting its whole state counts too (``rng.set_state(np.random.get_state())``, CTGAN's
+    ``random_state``; ``Random.setstate``): the entropy it was made with is never drawn from."""
     return [
         site for site in ctx.index.calls
-        if isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value == "seed"
+        if isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in _SEEDING_METHODS
         and dotted_name(site.node.func.value) == holder
     ]
+
+
+_SEEDING_METHODS = frozenset({"seed", "set_state", "setstate"})
