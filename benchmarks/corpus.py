@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from flake8_determinism.benchmark import python_files, read_source
+from flake8_determinism.analysis.project.layout import MARKERS
 from flake8_determinism.analysis.project.results import linked_copy
 from flake8_determinism.checker import check_source
 from flake8_determinism.settings import Settings
@@ -75,15 +76,28 @@ def parse_report(text: str) -> Optional[Report]:
 # ---------------------------------------------------------------- linting
 
 
+def checkout_root(project: Path, path: Path) -> str:
+    """The root a file's project has in its own checkout.  A checkout's ``.git`` marks its folder;
+    the corpus holds the files only, so that folder stands in for it, unless a marker nearer the
+    file (a vendored package's ``setup.py``) makes a project of its own, as it would there."""
+    folder = path.parent
+    while folder != project and project in folder.parents:
+        if any((folder / marker).exists() for marker in MARKERS):
+            return str(folder)
+        folder = folder.parent
+    return str(project)
+
+
 def _lint_one(job) -> Tuple[str, List[Report], Optional[str], float]:
     root, relative, settings, use_precheck = job
     start = time.perf_counter()
     try:
         path = Path(root) / relative
+        if not settings.project_root:
+            settings = settings._replace(project_root=checkout_root(Path(root) / Path(relative).parts[0], path))
         if linked_copy(str(path), settings):  # as ``flake8 .`` does: judged where the file lives
             return relative, [], None, time.perf_counter() - start
         source = read_source(path)
-        # Each project is linted as in its own checkout: the path locates its root (its ``.git``).
         findings = check_source(source, settings, filename=relative, use_precheck=use_precheck, path=str(path))
     except Exception:  # a crash is what this script exists to find: record it, go on
         return relative, [], traceback.format_exc(limit=-4), time.perf_counter() - start

@@ -62,3 +62,37 @@ def test_precheck_off_finds_the_same(tmp_path):
     assert run(corpus, "--out", out).returncode == 0
     result = run(corpus, "--no-precheck", "--compare", out)
     assert "disappeared: 0   appeared: 0" in result.stdout
+
+
+def test_each_project_is_linted_as_its_own_checkout(tmp_path):
+    """A corpus holds a project's files without its ``.git``: the project's folder is its root, so
+    a script in a subfolder that puts the parent on ``sys.path`` sees the project's modules (the
+    dataset that seeds torch), as it would in the checkout; a nearer marker (a vendored package's
+    ``setup.py``) makes a project of its own, as in the checkout."""
+    corpus = tmp_path / "corpus"
+    project = corpus / "gamma"
+    (project / "scripts").mkdir(parents=True)
+    (project / "dataio.py").write_text(
+        "import torch\n\n\nclass Source(torch.utils.data.Dataset):\n    def __init__(self):\n"
+        "        torch.manual_seed(0)\n\n    def __len__(self):\n        return 4\n\n"
+        "    def __getitem__(self, i):\n        return torch.rand(2)\n"
+    )
+    (project / "scripts" / "train.py").write_text(
+        "import os\nimport sys\nsys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))\n"
+        "import torch\nimport dataio\n\nloader = torch.utils.data.DataLoader(dataio.Source(), shuffle=True)\n"
+        "model = torch.nn.Linear(2, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for batch in loader:\n    model(batch).sum().backward()\n    optimizer.step()\n"
+    )
+    result = run(corpus, "--out", tmp_path / "out.txt")
+    assert result.returncode == 0, result.stderr
+    assert "gamma/scripts/train.py" not in (tmp_path / "out.txt").read_text()  # seeded by dataio.Source()
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from corpus import checkout_root
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    (project / "vendor" / "pkg").mkdir(parents=True)
+    (project / "vendor" / "setup.py").write_text("")
+    assert checkout_root(project, project / "scripts" / "train.py") == str(project)
+    assert checkout_root(project, project / "vendor" / "pkg" / "ops.py") == str(project / "vendor")
