@@ -17,7 +17,7 @@ from ..tables.rng_objects import UNSEEDED_CONSTRUCTORS
 from ..tables.aliases import KNOWN_ROOTS
 from ..tables.run_uses import RNG_NAMES
 from .common.base import Report, Rule
-from .common.seeding import seed_argument
+from .common.seeding import fallback_seed_draw, seed_argument
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ..analysis.context import FileContext
@@ -153,9 +153,16 @@ class NonReproducibleSeed(Rule):
                 found = self._entropy_source(ctx, site, seed, depth=0) if seed is not None else None
                 if found is not None and found[1] not in sources_reported:
                     # One report per source: ``seed = int(time.time())`` feeding random, NumPy and
-                    # torch is one cause, reported at its first seeding call.
+                    # torch is one cause, reported at its first seeding call -- or at the draw, for
+                    # a seed drawn when none is given (docs/contract.md: one cause, at the draw).
                     sources_reported.add(found[1])
-                    yield self._report(ctx, site, "takes its seed from %s" % found[0])
+                    drawn = ctx.site_of(found[2])
+                    if drawn is not None and fallback_seed_draw(ctx, drawn):
+                        yield Report(drawn.node, "a seed drawn when none is given: %s, so the run cannot be"
+                                     " repeated — log the drawn seed, or seed with a fixed value (e.g. SEED = 0)"
+                                     % found[0])
+                    else:
+                        yield self._report(ctx, site, "takes its seed from %s" % found[0])
 
     @staticmethod
     def _report(ctx: FileContext, site: CallSite, problem: str) -> Report:
@@ -176,7 +183,7 @@ class NonReproducibleSeed(Rule):
             if isinstance(node, cst.Call):
                 found = self._source_call(ctx, site, node, inside=depth == 0)
                 if found is not None:
-                    return found, id(expr)
+                    return found, id(expr), node
             if isinstance(node, (cst.Name, cst.Attribute)) and depth < 2:
                 value = _assigned_value(ctx, site, node)
                 if value is not None and not _logged_fallback(ctx, site, node, value) \

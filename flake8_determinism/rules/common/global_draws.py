@@ -15,7 +15,7 @@ from .base import Report, Rule
 from .run_reports import MOVE, SEED, cause_reports
 from .runs import FRAMEWORKS_OF, run_of
 from .cause_fix import run_cause_fix
-from .seeding import seeding_fix
+from .seeding import fallback_seed_draw, seeding_fix
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ...analysis.context import FileContext
@@ -77,8 +77,8 @@ class GlobalDrawRule(Rule):
         for site in self.draws(ctx):
             if id(site.node) in reported or not self.in_scope(ctx, site):
                 continue
-            if ctx.facts.seeded_at(self.framework, site):
-                continue
+            if ctx.facts.seeded_at(self.framework, site) or fallback_seed_draw(ctx, site):
+                continue  # seeded; or a seed drawn when none is given: DET105's cause, not this one
             if not ctx.settings.strict and only_feeds(ctx, site, TRACING_CALLS, TRACING_METHODS):
                 continue  # a dummy input for export or tracing: its values never reach the result
             # Import-time code of a module with a ``__main__`` block runs before the run's

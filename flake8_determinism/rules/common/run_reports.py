@@ -4,7 +4,7 @@ the run; this module words what is wrong with it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, Optional, Tuple
 
 from ..._lazy import cst
 from ...analysis.args import seed_arguments
@@ -67,17 +67,24 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, st
             cause_hint(ctx, run, unseeded) if code == "DET104" else "",
         ), SEED, first.framework
         return
-    reported = set()
+    # One report per RNG, at its first use before the seeding: moving the seeding above that use
+    # fixes every later one too (HateXplain builds one of five models in branches before it).
+    early: Dict[str, list] = {}
     for use in unseeded:
-        if use.deferred or use.covered or id(use.node) in reported or _draws_the_seed(ctx, use.node):
+        if use.deferred or use.covered or _draws_the_seed(ctx, use.node):
             continue
-        reported.add(id(use.node))
+        if all(other.node is not use.node for other in early.get(use.framework, ())):
+            early.setdefault(use.framework, []).append(use)
+    for framework, uses in early.items():
+        use = uses[0]
         verb, _, spelled = use.what.partition(" (")
         detail = "" if use.local else " (%s at %s)" % (spelled[:-1], use.where)
+        more = "" if len(uses) == 1 else " (and %d more before it, at %s)" % (
+            len(uses) - 1, _lines(ctx, [other.node for other in uses[1:]]))
         yield use.node, (
-            "%s %s%s with %s before the run seeds it: the values change every run — seed first, or move this"
-            " after the seeding" % (_spelled_call(use.node), verb, detail, RNG_NAMES.get(use.framework, use.framework))
-        ), MOVE, use.framework
+            "%s %s%s with %s before the run seeds it%s: the values change every run — seed first, or move this"
+            " after the seeding" % (_spelled_call(use.node), verb, detail, RNG_NAMES.get(framework, framework), more)
+        ), MOVE, framework
 
 
 def _draws_the_seed(ctx: FileContext, node) -> bool:
@@ -158,3 +165,12 @@ def unseeded_summary(run: Run) -> str:
             else:
                 parts.append("%s %s" % (RNG_NAMES.get(uses[0].framework, uses[0].framework), run.named(uses)))
     return "; ".join(parts)
+
+
+def _lines(ctx: FileContext, nodes) -> str:
+    """``"lines 83, 85, 87"``: where this module's nodes start (a use, or the call that leads to one)."""
+    from ...positions import start_positions  # regenerates positions: only for a message that names them
+
+    found = start_positions(ctx.module, nodes)
+    lines = sorted({found[id(node)][0] for node in nodes if id(node) in found})
+    return ("line " if len(lines) == 1 else "lines ") + ", ".join(str(line) for line in lines)

@@ -36,6 +36,7 @@ from ...tables.run_uses import (
 )
 from ...tables.stochastic import DROPOUT, KERAS, RANDOM_TRANSFORMS
 from ..._lazy import cst
+from .seeding import fallback_seed_draw
 
 if TYPE_CHECKING:  # only for annotations: importing them would load libcst
     from ...analysis.context import FileContext
@@ -250,7 +251,8 @@ class Run:
         ctx = self.ctx
         for rule in DRAW_RULES:
             for site in rule.draws(ctx):
-                if self._reached(site) and not only_feeds(ctx, site, TRACING_CALLS, TRACING_METHODS):
+                if self._reached(site) and not only_feeds(ctx, site, TRACING_CALLS, TRACING_METHODS) \
+                        and not fallback_seed_draw(ctx, site):  # a seed drawn when none is given: DET105's
                     verb = INITIALIZES if _builds_a_parameter(ctx, site) else "draws"
                     self._add(rule.framework, site, "%s (%s())" % (verb, ctx.spelling(site)))
         self._stochastic_uses()

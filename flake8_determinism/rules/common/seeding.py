@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 from ..._lazy import cst
 from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
-from ...analysis.nodes import dotted_name
+from ...analysis.body import scope_body
+from ...analysis.nodes import code_children, dotted_name
 from ...tables import seeding as T
 from ...tables.rng_objects import STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS
 from ...tables.seeding import (
@@ -150,3 +151,36 @@ def seed_calls_on(ctx: FileContext, holder: str) -> list:
 
 
 _SEEDING_METHODS = frozenset({"seed", "set_state", "setstate"})
+
+
+def fallback_seed_draw(ctx: FileContext, site) -> bool:
+    """The draw makes a seed only when none is given: ``if seed is None: seed = random.randrange(...)``
+    (an assignment under a seed guard), ``seed = seed or random.randint(...)``,
+    ``seed = random.randint(...) if seed is None else seed``.  docs/contract.md: one cause, DET105's,
+    at the draw -- never also DET101/DET102 for it."""
+    body = scope_body(ctx, site)
+    node, parent = site.node, body.parents.get(id(site.node))
+    while parent is not None and not isinstance(parent, (cst.Assign, cst.SimpleStatementLine)):
+        node, parent = parent, body.parents.get(id(parent))
+    if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+        return False
+    target = ctx.module.code_for_node(parent.targets[0].target)
+    if "seed" not in target.lower():
+        return False
+    value = parent.value
+    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+        return ctx.module.code_for_node(value.left) == target  # ``seed = seed or draw()``
+    if isinstance(value, cst.IfExp):
+        return target in ctx.module.code_for_node(value.test)  # ``draw() if seed is None else seed``
+    return any(fn is site.fn and order < site.order and target in ctx.module.code_for_node(guard.test)
+               and _holds(guard.body, parent) for guard, _, fn, order in ctx.index.seed_guards)
+
+
+def _holds(block, node) -> bool:
+    stack = [block]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(code_children(current))
+    return False
