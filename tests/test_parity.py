@@ -39,7 +39,6 @@ KNOWN_DRIFT = {
     ("det100/trl_value_head.py", "default"): "lost DET100",
     ("det100/trl_value_head.py", "strict"): "lost DET100",
     ("det101/after_assert_false.py", "default"): "gained DET101 (the summaries do not know dead code)",
-    ("det101/seed_drawn_then_used.py", "default"): "gained DET101",
     ("det102/library_seeds_at_import.py", "strict"): "gained DET102 (import-time seeding moved into a function)",
     ("det102/optional_import.py", "default"): "lost DET102",
     ("det104/self_test_main.py", "default"): "lost DET104; gained DET100",
@@ -75,6 +74,10 @@ KNOWN_PROJECT_DRIFT = {
     ("hparams_seed/recipes/unseeded/train.py", "strict"): "lost DET100 DET104",
     ("replay_buffer_star/cyclegan.py", "default"): "lost DET101",
     ("seed_helper_prepare/train.py", "strict"): "gained DET101",
+    # The entry's ``seed = random_seed()`` is DET105's cause there (the draw is the seed); moved into
+    # a helper, the summary reads the project function's draw as a use of ``random`` (unmasked when
+    # the project's other entries stopped reporting DET101 for a seed drawn when none is given).
+    ("seed_from_project/train.py", "default"): "gained DET101",
     ("set_from_project/prepare.py", "default"): "lost DET207",
     ("set_from_project/prepare.py", "strict"): "lost DET207",
     ("transform_not_given/train.py", "strict"): "gained DET104",

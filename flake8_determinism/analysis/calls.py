@@ -458,3 +458,13 @@ WEIGHT_ATTRIBUTES = frozenset({"weight", "bias"})
 def initializes_weights(receiver: str) -> bool:
     """Is an in-place draw on ``receiver`` (as written: ``m.weight.data``) a weight initialization?"""
     return any(part in WEIGHT_ATTRIBUTES or part.endswith(("_weight", "_bias")) for part in receiver.split("."))
+
+
+def fallback_seed(target: str, alternative: str = "", test: str = "") -> bool:
+    """An assignment to ``target`` that draws a seed only when none is given (docs/contract.md: one
+    cause, DET105's at the draw, never also DET101/DET102): ``seed = seed or draw()``
+    (``alternative``: the left of the ``or``), ``seed = draw() if seed is None else seed`` or
+    ``if seed is None: seed = draw()`` (``test``: the condition's text).  Both front ends ask it."""
+    if "seed" not in target.lower():
+        return False
+    return alternative == target or (bool(test) and target in test)

@@ -186,3 +186,22 @@ def _integer_literals(expr) -> bool:
     if isinstance(expr, (ast.List, ast.Tuple)) and expr.elts:
         return all(isinstance(e, ast.Constant) and type(e.value) is int for e in expr.elts)
     return False
+
+
+def text_of(node) -> str:
+    """The source text of an expression (``ast.unparse``), "" when it cannot be written back."""
+    try:
+        return ast.unparse(node)
+    except (ValueError, RecursionError):
+        return ""
+
+
+def fallback_seed_assignment(target, value, test: Optional[str]) -> bool:
+    """``calls.fallback_seed`` asked of an ``ast`` assignment ``target = value`` (``test``: the
+    condition of the ``if`` whose body holds it)."""
+    spelled = text_of(target)
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and value.values:
+        return C.fallback_seed(spelled, alternative=text_of(value.values[0]))
+    if isinstance(value, ast.IfExp):
+        return C.fallback_seed(spelled, test=text_of(value.test))
+    return bool(test) and C.fallback_seed(spelled, test=test)

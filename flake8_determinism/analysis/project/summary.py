@@ -28,7 +28,8 @@ from ..ast_names import dotted
 from ..scopes import canonical
 from . import body_facts as F
 from . import events as E
-from .ast_values import arg_of, call_of, integer_receiver, is_none, keyword_value, literal_path, signature
+from .ast_values import arg_of, call_of, fallback_seed_assignment, integer_receiver, is_none, keyword_value
+from .ast_values import literal_path, signature, text_of
 from .ast_values import split_of_hf_dataset, text_defaults
 from .branch_tests import guarding_name, value_test
 from .library_events import library_event
@@ -89,6 +90,8 @@ class _Summarizer:
         self.in_defaults: set = set()
         # id(call) -> the parameter whose value guards it: ``if seed is not None: np.random.seed(seed)``
         self.guarded: Dict[int, str] = {}
+        self.tests: Dict[int, str] = {}  # id(assignment) -> the test of the ``if`` whose body holds it
+        self.seed_fallbacks: set = set()  # ids of the draws of a seed drawn when none is given
 
     # -- pass 1: scopes, bindings, the calls of each body --------------------------------
     def collect(self) -> None:
@@ -128,6 +131,9 @@ class _Summarizer:
             for inner in ast.walk(statement):
                 if type(inner) is ast.Call:
                     self.conditional.add(id(inner))
+        test = text_of(node.test)
+        for statement in node.body:
+            self.tests[id(statement)] = test  # ``if seed is None: seed = draw()`` (``calls.fallback_seed``)
         guard = guarding_name(node.test)
         if guard is not None and scope.kind == "function" and scope.names.get(guard, ("",))[0] == "param":
             for statement in node.body:
@@ -175,6 +181,9 @@ class _Summarizer:
 
     def _assign(self, node, scope: _Scope, body: str):
         targets = node.targets if type(node) is ast.Assign else [node.target]
+        if len(targets) == 1 and node.value is not None \
+                and fallback_seed_assignment(targets[0], node.value, self.tests.get(id(node))):
+            self.seed_fallbacks.update(id(n) for n in ast.walk(node.value) if type(n) is ast.Call)
         for target in targets:
             self._bind_target(target, node.value, scope)
             if node.value is None:
@@ -427,8 +436,10 @@ class _Summarizer:
         shuffled = C.unseeded_shuffle(view, id(call) in self.discarded)
         event = library_event(name, call, switches, C.global_draw(view), shuffled, spelled, line, col)
         if event is not None:
-            yield event
-        elif name.startswith("#") or name.split(".", 1)[0].lstrip(".") not in KNOWN_ROOTS or name.startswith("."):
+            if not (type(event) is E.Use and id(call) in self.seed_fallbacks):
+                yield event  # (a seed drawn when none is given is DET105's cause, not a use of the RNG)
+        elif (name.startswith("#") or name.split(".", 1)[0].lstrip(".") not in KNOWN_ROOTS or name.startswith(".")) \
+                and id(call) not in self.seed_fallbacks:  # ``seed = seed or utils.random_seed()``: DET105's
             yield E.Call(line, col, name)
         yield from self._passed(call, scope)
 

@@ -67,15 +67,19 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, st
             cause_hint(ctx, run, unseeded) if code == "DET104" else "",
         ), SEED, first.framework
         return
-    # One report per RNG, at its first use before the seeding: moving the seeding above that use
-    # fixes every later one too (HateXplain builds one of five models in branches before it).
-    early: Dict[str, list] = {}
+    # One report per RNG and function, at its first use there before the seeding: moving the
+    # seeding above that use fixes the function's later ones too (HateXplain builds one of five
+    # models in branches before it).  Uses in other functions may have seedings of their own.
+    early: Dict[tuple, list] = {}
     for use in unseeded:
         if use.deferred or use.covered or _draws_the_seed(ctx, use.node):
             continue
-        if all(other.node is not use.node for other in early.get(use.framework, ())):
-            early.setdefault(use.framework, []).append(use)
-    for framework, uses in early.items():
+        site = ctx.site_of(use.node)
+        key = (use.framework, id(site.fn.node) if site is not None and site.fn is not None else
+               (None if site is not None else id(use.node)))
+        if all(other.node is not use.node for other in early.get(key, ())):
+            early.setdefault(key, []).append(use)
+    for (framework, _), uses in early.items():
         use = uses[0]
         verb, _, spelled = use.what.partition(" (")
         detail = "" if use.local else " (%s at %s)" % (spelled[:-1], use.where)

@@ -344,8 +344,8 @@ class Run:
             if imported:
                 self._add_effects(site, view.import_effects(imported))
             effects = ctx.facts.project_effects(qualname, site.method_name, site)
-            if effects is not None:
-                self._add_effects(site, effects)
+            if effects is not None and not (effects.unseeded and fallback_seed_draw(ctx, site)):
+                self._add_effects(site, effects)  # (``seed = seed or utils.random_seed()``: DET105's)
             if qualname in WRAPS_WITHOUT_CALLING:
                 continue  # ``partial(train, ...)`` makes a callable; the summary's ``_passed`` agrees
             for arg in site.node.args:  # passed on: ``mp.spawn(worker)``, ``Process(target=train)``

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 from ..._lazy import cst
 from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
+from ...analysis.calls import fallback_seed
 from ...analysis.body import scope_body
 from ...analysis.nodes import code_children, dotted_name
 from ...tables import seeding as T
@@ -164,16 +165,13 @@ def fallback_seed_draw(ctx: FileContext, site) -> bool:
         node, parent = parent, body.parents.get(id(parent))
     if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
         return False
-    target = ctx.module.code_for_node(parent.targets[0].target)
-    if "seed" not in target.lower():
-        return False
-    value = parent.value
+    target, value, code = ctx.module.code_for_node(parent.targets[0].target), parent.value, ctx.module.code_for_node
     if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
-        return ctx.module.code_for_node(value.left) == target  # ``seed = seed or draw()``
+        return fallback_seed(target, alternative=code(value.left))  # ``seed = seed or draw()``
     if isinstance(value, cst.IfExp):
-        return target in ctx.module.code_for_node(value.test)  # ``draw() if seed is None else seed``
-    return any(fn is site.fn and order < site.order and target in ctx.module.code_for_node(guard.test)
-               and _holds(guard.body, parent) for guard, _, fn, order in ctx.index.seed_guards)
+        return fallback_seed(target, test=code(value.test))  # ``draw() if seed is None else seed``
+    return any(fn is site.fn and order < site.order and _holds(guard.body, parent)
+               and fallback_seed(target, test=code(guard.test)) for guard, _, fn, order in ctx.index.seed_guards)
 
 
 def _holds(block, node) -> bool:
