@@ -125,3 +125,14 @@ def own_nodes(blocks) -> Iterator[cst.CSTNode]:
 def calls_in(blocks) -> set:
     """Ids of the calls in ``blocks``, outside the functions and classes they define."""
     return {id(node) for node in own_nodes(blocks) if isinstance(node, cst.Call)}
+
+
+def contains(block, node) -> bool:
+    """Is ``node`` in ``block`` (the node itself or below it)?"""
+    stack = [block]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(code_children(current))
+    return False

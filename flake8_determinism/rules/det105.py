@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 from .._lazy import cst
 
 from ..analysis.args import MISSING, UNKNOWN, absent_or_none, find_arg, literal
-from ..analysis.nodes import code_children, dotted_name, own_nodes
+from ..analysis.nodes import code_children, contains, dotted_name, own_nodes
 from ..analysis.scopes import lookup
 from ..tables import seeding as T
 from ..analysis.order_free import builtin_name, is_log_call
@@ -293,7 +293,7 @@ def _logged_fallback(ctx: FileContext, site: CallSite, holder, value) -> bool:
     repeated by passing it -- chosen on purpose (PyTorch's DCGAN example, MONAI's MAISI scripts).
     A seed drawn every run, or never shown, stays reported."""
     spelled = ctx.module.code_for_node(holder)
-    guarded = any(_contains(guard.body, value) and spelled in ctx.module.code_for_node(guard.test)
+    guarded = any(contains(guard.body, value) and spelled in ctx.module.code_for_node(guard.test)
                   for guard, _, fn, order in ctx.index.seed_guards if order < site.order and fn is site.fn)
     # ``seed = random.randint(0, 99999) if seed is None else seed``: the same fallback in one line
     fallback = isinstance(value, cst.IfExp) and "seed" in ctx.module.code_for_node(value.test).lower()
@@ -319,7 +319,7 @@ def _zero_taken_for_none(ctx: FileContext, site: CallSite, holder, value) -> boo
         return False
     spelled = ctx.module.code_for_node(holder)
     return any(isinstance(guard.test, cst.UnaryOperation) and isinstance(guard.test.operator, cst.Not)
-               and ctx.module.code_for_node(guard.test.expression) == spelled and _contains(guard.body, value)
+               and ctx.module.code_for_node(guard.test.expression) == spelled and contains(guard.body, value)
                for guard, _, fn, order in ctx.index.seed_guards if order < site.order and fn is site.fn)
 
 
@@ -329,16 +329,6 @@ def _returned(site: CallSite, spelled: str) -> bool:
         return False
     return any(isinstance(node, cst.Return) and isinstance(node.value, cst.Name) and node.value.value == spelled
                for node in own_nodes([site.fn.node.body]))
-
-
-def _contains(block, node) -> bool:
-    stack = [block]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            return True
-        stack.extend(code_children(current))
-    return False
 
 
 _SEED_CALL_OR_ALIAS = re.compile(r"seed\w*\s*(?:\(|as\s)")

@@ -285,10 +285,11 @@ def _number_sequence(expr, site: CallSite, depth: int = 0) -> bool:
     name assigned one (``rows = list(range(n))`` ... ``rows[:k]``)."""
     if depth > 6:
         return False
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.args:
-        if expr.func.value == "range":
+    if isinstance(expr, cst.Call) and expr.args:
+        name = builtin_name(expr, site)
+        if name == "range":
             return True
-        if expr.func.value in ("list", "tuple", "sorted", "reversed"):
+        if name in ("list", "tuple", "sorted", "reversed"):
             return _number_sequence(expr.args[0].value, site, depth + 1)
         return False
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):

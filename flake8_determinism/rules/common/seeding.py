@@ -9,7 +9,7 @@ from ..._lazy import cst
 from ...analysis.args import MISSING, UNKNOWN, find_arg, literal
 from ...analysis.calls import fallback_seed
 from ...analysis.body import scope_body
-from ...analysis.nodes import code_children, dotted_name
+from ...analysis.nodes import contains, dotted_name
 from ...tables import seeding as T
 from ...tables.rng_objects import STUDY_FACTORIES, UNSEEDED_CONSTRUCTORS
 from ...tables.seeding import (
@@ -160,9 +160,9 @@ def fallback_seed_draw(ctx: FileContext, site) -> bool:
     ``seed = random.randint(...) if seed is None else seed``.  docs/contract.md: one cause, DET105's,
     at the draw -- never also DET101/DET102 for it."""
     body = scope_body(ctx, site)
-    node, parent = site.node, body.parents.get(id(site.node))
+    parent = body.parents.get(id(site.node))
     while parent is not None and not isinstance(parent, (cst.Assign, cst.SimpleStatementLine)):
-        node, parent = parent, body.parents.get(id(parent))
+        parent = body.parents.get(id(parent))
     if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
         return False
     target, value, code = ctx.module.code_for_node(parent.targets[0].target), parent.value, ctx.module.code_for_node
@@ -170,15 +170,5 @@ def fallback_seed_draw(ctx: FileContext, site) -> bool:
         return fallback_seed(target, alternative=code(value.left))  # ``seed = seed or draw()``
     if isinstance(value, cst.IfExp):
         return fallback_seed(target, test=code(value.test))  # ``draw() if seed is None else seed``
-    return any(fn is site.fn and order < site.order and _holds(guard.body, parent)
+    return any(fn is site.fn and order < site.order and contains(guard.body, parent)
                and fallback_seed(target, test=code(guard.test)) for guard, _, fn, order in ctx.index.seed_guards)
-
-
-def _holds(block, node) -> bool:
-    stack = [block]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            return True
-        stack.extend(code_children(current))
-    return False
