@@ -19,6 +19,12 @@ _KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.
 ENTRY = 'import helper\n\nif __name__ == "__main__":\n    helper.moved_entry_code()\n'
 
 
+def _optional_import(node: ast.stmt) -> bool:
+    """``try: import numpy as np`` / ``except ImportError: np = None``: an import, kept at module
+    level like the others (moved into the function it would bind its name there only)."""
+    return isinstance(node, ast.Try) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in node.body)
+
+
 def _is_main_guard(node: ast.stmt) -> bool:
     if not isinstance(node, ast.If) or node.orelse:
         return False
@@ -40,7 +46,7 @@ def moved(source: str) -> Optional[str]:
         start = (decorators[0].lineno if decorators else node.lineno) - 1
         text = "".join(lines[start:node.end_lineno])
         docstring = number == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-        if docstring or isinstance(node, _KEPT):
+        if docstring or isinstance(node, _KEPT) or _optional_import(node):
             kept.append(text)
         elif _is_main_guard(node):
             body.append(textwrap.dedent("".join(lines[node.body[0].lineno - 1:node.body[-1].end_lineno])))

@@ -40,7 +40,6 @@ KNOWN_DRIFT = {
     ("det100/trl_value_head.py", "strict"): "lost DET100",
     ("det101/after_assert_false.py", "default"): "gained DET101 (the summaries do not know dead code)",
     ("det102/library_seeds_at_import.py", "strict"): "gained DET102 (import-time seeding moved into a function)",
-    ("det102/optional_import.py", "default"): "lost DET102",
     ("det104/self_test_main.py", "default"): "lost DET104; gained DET100",
     ("det104/self_test_main.py", "strict"): "gained DET100",
     ("det104/self_test_shapes.py", "default"): "gained DET104",
@@ -51,7 +50,10 @@ KNOWN_DRIFT = {
     ("det104/viewer.py", "default"): "gained DET102",
     ("det104/spawned_workers.py", "default"): "lost DET104",
     ("det105/drawn_and_hashed_seeds.py", "default"): "lost DET109; gained DET101",
-    ("det105/drawn_seed_any_name.py", "default"): "lost DET105",
+    # A library function's seed drawn from random: in the helper alone the caller may seed random
+    # first, and the summaries do not carry DET105's question to the entry.
+    ("det105/global_seed.py", "default"): "lost DET105",
+    ("det105/global_seed.py", "strict"): "lost DET105",
     ("det202/spawned_process.py", "default"): "lost DET202 (a call-site rule judged on the helper alone)",
     ("det202/unseeded_run.py", "strict"): "gained DET104",
     ("det203/entry_seeded_by_helpers.py", "default"): "lost DET203; gained DET102",

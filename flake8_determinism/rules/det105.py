@@ -266,7 +266,10 @@ def _assigned_value(ctx: FileContext, site: CallSite, node):
     """The value last assigned, earlier in the same body, to the name or ``a.b`` attribute."""
     if isinstance(node, cst.Name):
         binding = lookup(site.scope, node.value, site.order)
-        if binding is not None and binding.kind == "assign" and binding.scope is site.scope:
+        if binding is not None and binding.kind == "assign" and (
+                binding.scope is site.scope
+                # ``global start`` ... ``start = random.randint(...)`` in this same function
+                or (node.value in site.scope.globals and site.fn is not None and contains(site.fn.node, binding.node))):
             if binding.value is not None and binding.order < site.order:
                 return binding.value
         return None
