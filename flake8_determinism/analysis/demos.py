@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Set
+from typing import NamedTuple, Set
 
 from .._lazy import cst
 from ..tables.entry import (
@@ -159,10 +159,10 @@ def is_benchmark(facts, filename: str) -> bool:
     if BENCHMARK_NAME.search(name) or any(part.lower() in BENCHMARK_FOLDERS for part in parts[:-1]):
         return True
     reached = [site for site in facts.index.calls if facts.reaches(site.fn)]
-    times, writes, trains = _work(facts, reached)
-    if writes or trains:
+    work = _work(facts, reached)
+    if work.writes or work.trains:
         return False
-    return times or _only_shows(facts, reached)
+    return work.times or _only_shows(facts, reached)
 
 
 def is_library_demo(facts, path: str) -> bool:
@@ -178,33 +178,32 @@ def is_library_demo(facts, path: str) -> bool:
     if not _defines_code(facts.index):
         return False
     reached = [site for site in facts.index.calls if facts.reaches(site.fn)]
-    _, writes, trains = _work(facts, reached)
-    return not (writes or trains or _evaluates(facts, reached))
+    work = _work(facts, reached)
+    # An evaluation script (a model put in evaluation mode, or weights loaded): its printed
+    # metric is a result.
+    return not (work.writes or work.trains or work.evaluates)
 
 
-def _evaluates(facts, reached) -> bool:
-    """The run puts a model in evaluation mode or loads weights, here or in the project functions
-    it calls: an evaluation script, whose printed metric is a result."""
-    for site in reached:
-        if loads_weights(site.method_name or "") or to_evaluation_mode(facts.call(site)):
-            return True
-        effects = facts.project_effects(facts.qualname(site), site.method_name or "", site)
-        if effects is not None and (effects.evaluates or effects.loads):
-            return True
-    return False
+class _Work(NamedTuple):
+    times: bool
+    writes: bool
+    trains: bool
+    evaluates: bool  # a model put in evaluation mode, or weights loaded
 
 
-def _work(facts, reached):
-    """(times, writes, trains): what the reached calls do, with what the project functions they
-    call do (the summaries' Times/Writes/trains)."""
+def _work(facts, reached) -> _Work:
+    """What the reached calls do, with what the project functions they call do (the summaries'
+    Times/Writes/trains/Evaluates/Loads): one pass over their effects."""
     times = any(times_work(facts.qualname(site) or "") for site in reached)
     writes = any(writes_result(site.method_name or "") for site in reached)
+    evaluates = any(loads_weights(site.method_name or "") or to_evaluation_mode(facts.call(site)) for site in reached)
     trains = facts.trains()
     for site in reached:
         effects = facts.project_effects(facts.qualname(site), site.method_name or "", site)
         if effects is not None:
             times, writes, trains = times or effects.times, writes or effects.writes, trains or effects.trains
-    return times, writes, trains
+            evaluates = evaluates or effects.evaluates or effects.loads
+    return _Work(times, writes, trains, evaluates)
 
 
 def _only_shows(facts, reached) -> bool:

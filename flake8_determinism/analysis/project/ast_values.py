@@ -196,12 +196,26 @@ def text_of(node) -> str:
         return ""
 
 
-def fallback_seed_assignment(target, value, test: Optional[str]) -> bool:
+def fallback_seed_assignment(target, value, test) -> bool:
     """``calls.fallback_seed`` asked of an ``ast`` assignment ``target = value`` (``test``: the
-    condition of the ``if`` whose body holds it)."""
+    condition of the ``if`` whose body holds it, or None).  Asked of every assignment of every
+    project module: the texts are written back only for a target that names a seed."""
+    if not _names_a_seed(target):
+        return False
     spelled = text_of(target)
     if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and value.values:
         return C.fallback_seed(spelled, alternative=text_of(value.values[0]))
     if isinstance(value, ast.IfExp):
         return C.fallback_seed(spelled, test=text_of(value.test))
-    return bool(test) and C.fallback_seed(spelled, test=test)
+    return test is not None and C.fallback_seed(spelled, test=text_of(test))
+
+
+def _names_a_seed(target) -> bool:
+    """A name, attribute or string key with "seed" in it (what ``calls.fallback_seed`` requires of
+    the target's text), without writing the target back."""
+    for node in ast.walk(target):
+        word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else (
+            node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else "")
+        if "seed" in word.lower():
+            return True
+    return False

@@ -29,7 +29,7 @@ from ..scopes import canonical
 from . import body_facts as F
 from . import events as E
 from .ast_values import arg_of, call_of, fallback_seed_assignment, integer_receiver, is_none, keyword_value
-from .ast_values import literal_path, signature, text_of
+from .ast_values import literal_path, signature
 from .ast_values import split_of_hf_dataset, text_defaults
 from .branch_tests import guarding_name, value_test
 from .library_events import library_event
@@ -90,7 +90,7 @@ class _Summarizer:
         self.in_defaults: set = set()
         # id(call) -> the parameter whose value guards it: ``if seed is not None: np.random.seed(seed)``
         self.guarded: Dict[int, str] = {}
-        self.tests: Dict[int, str] = {}  # id(assignment) -> the test of the ``if`` whose body holds it
+        self.tests: Dict[int, ast.expr] = {}  # id(statement) -> the test of the ``if`` whose body holds it
         self.seed_fallbacks: set = set()  # ids of the draws of a seed drawn when none is given
 
     # -- pass 1: scopes, bindings, the calls of each body --------------------------------
@@ -131,9 +131,8 @@ class _Summarizer:
             for inner in ast.walk(statement):
                 if type(inner) is ast.Call:
                     self.conditional.add(id(inner))
-        test = text_of(node.test)
         for statement in node.body:
-            self.tests[id(statement)] = test  # ``if seed is None: seed = draw()`` (``calls.fallback_seed``)
+            self.tests[id(statement)] = node.test  # ``if seed is None: seed = draw()`` (``calls.fallback_seed``)
         guard = guarding_name(node.test)
         if guard is not None and scope.kind == "function" and scope.names.get(guard, ("",))[0] == "param":
             for statement in node.body:

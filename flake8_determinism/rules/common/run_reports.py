@@ -83,8 +83,9 @@ def cause_reports(ctx: FileContext, code: str) -> Iterator[Tuple[object, str, st
         use = uses[0]
         verb, _, spelled = use.what.partition(" (")
         detail = "" if use.local else " (%s at %s)" % (spelled[:-1], use.where)
-        more = "" if len(uses) == 1 else " (and %d more before it, at %s)" % (
-            len(uses) - 1, _lines(ctx, [other.node for other in uses[1:]]))
+        lines = sorted(set(run.lines_of([other.node for other in uses[1:]])))
+        more = "" if len(uses) == 1 else " (and %d more before it, at %s %s)" % (
+            len(uses) - 1, "line" if len(lines) == 1 else "lines", ", ".join(map(str, lines)))
         yield use.node, (
             "%s %s%s with %s before the run seeds it%s: the values change every run — seed first, or move this"
             " after the seeding" % (_spelled_call(use.node), verb, detail, RNG_NAMES.get(framework, framework), more)
@@ -169,12 +170,3 @@ def unseeded_summary(run: Run) -> str:
             else:
                 parts.append("%s %s" % (RNG_NAMES.get(uses[0].framework, uses[0].framework), run.named(uses)))
     return "; ".join(parts)
-
-
-def _lines(ctx: FileContext, nodes) -> str:
-    """``"lines 83, 85, 87"``: where this module's nodes start (a use, or the call that leads to one)."""
-    from ...positions import start_positions  # regenerates positions: only for a message that names them
-
-    found = start_positions(ctx.module, nodes)
-    lines = sorted({found[id(node)][0] for node in nodes if id(node) in found})
-    return ("line " if len(lines) == 1 else "lines ") + ", ".join(str(line) for line in lines)

@@ -410,12 +410,18 @@ class Run:
 
     def _place(self, uses) -> None:
         """Lines of the entry module's uses a message names: one regeneration for all of them."""
+        self.lines_of([use.node for use in uses if not use.where])
+
+    def lines_of(self, nodes) -> List[int]:
+        """Where these nodes of the entry module start (a use, or the call that leads to one),
+        placed once (positions are regenerated only for the nodes a message names)."""
         from ...positions import start_positions
 
-        wanted = [use.node for use in uses if not use.where and id(use.node) not in self._lines]
+        wanted = [node for node in nodes if id(node) not in self._lines]
         if wanted:
             for key, (line, _) in start_positions(self.ctx.module, wanted).items():
                 self._lines[key] = line
+        return [self._lines[id(node)] for node in nodes if id(node) in self._lines]
 
     def _display_name(self) -> str:
         ctx = self.ctx
