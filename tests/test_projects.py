@@ -60,12 +60,17 @@ def test_strict_mode_adds_the_library_draws(tmp_path):
     assert {code for _, code in lint(project / "mylib" / "ops.py", settings)} >= {"DET101", "DET102"}
 
 
-def test_a_package_modules_demo_block_is_reported_only_in_strict_mode():
-    """library_demo/: the shown-items viewer of a package's dataset module neither trains nor
-    writes, so default mode takes it for the library's demo; strict mode judges it as a run.
-    The package's training and split-writing modules, and the same viewer outside a package,
-    are runs in both modes."""
-    project = PROJECTS / "library_demo"
-    for path in project_files(project):
+@pytest.mark.parametrize("project, paths", [
+    # library_demo/: the shown-items viewer of a package's dataset module neither trains nor
+    # writes, so default mode takes it for the library's demo; strict mode judges it as a run.
+    # The package's training and split-writing modules, and the same viewer outside a package,
+    # are runs in both modes.
+    ("library_demo", None),
+    # A function wrapped by functools.partial and never called trains nothing, in both modes.
+    ("wrapped_not_called", ["bind_only.py"]),
+])
+def test_both_modes_of_projects_marked_for_strict(project, paths):
+    root = PROJECTS / project
+    for path in project_files(root) if paths is None else [root / p for p in paths]:
         for variant in ("default", "strict"):
-            assert lint(path, settings_for(project, variant)) == expected(path, variant), (path, variant)
+            assert lint(path, settings_for(root, variant)) == expected(path, variant), (path, variant)
